@@ -1,0 +1,24 @@
+"""`table-companion advise GAME STATE|-`: every legal action for a position, best first."""
+
+from __future__ import annotations
+
+import argparse
+
+from companion_app.cli._games import dispatch
+
+ADVISED_GAMES = ("cafe-international", "dice-king", "kings-breakfast")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "game",
+        choices=ADVISED_GAMES,
+        metavar="GAME",
+        help="cafe-international, dice-king or kings-breakfast",
+    )
+    parser.add_argument("state", metavar="STATE|-", help="the position as JSON (a file, or -)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def run(args: argparse.Namespace) -> int:
+    return dispatch("advise", args)
