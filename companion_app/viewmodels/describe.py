@@ -1,0 +1,55 @@
+"""Readable, translated text for engine values: actions, chance outcomes, piece ids.
+
+An action's JSON object names its kind in ``type`` (or ``kind``); the catalogue key
+``action.<game>.<type>`` holds a template filled from the action's fields. Piece ids (foods,
+nationalities, ...) inside the fields are translated through ``piece.<id>`` keys. An action with no
+template is shown as its kind and fields, so a new engine action is never invisible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion_app.i18n import Translator
+
+_KIND_KEYS = ("type", "kind", "action")
+
+
+def action_kind(data: dict[str, Any]) -> str:
+    """The kind of an action's JSON object (``"?"`` when it has none)."""
+    return str(next((data[key] for key in _KIND_KEYS if key in data), "?"))
+
+
+def describe_value(tr: Translator, value: Any) -> str:
+    """A field value as text: piece ids translated, lists and dicts spelled out."""
+    if isinstance(value, str):
+        key = f"piece.{value}"
+        return tr.t(key) if tr.has(key) else value
+    if isinstance(value, list | tuple):
+        return ", ".join(describe_value(tr, item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(
+            f"{describe_value(tr, k)} {describe_value(tr, v)}" for k, v in value.items()
+        )
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def describe_action(tr: Translator, game: str, data: dict[str, Any]) -> str:
+    """One line describing an action (or chance outcome) given as its JSON object."""
+    kind = action_kind(data)
+    fields = {key: describe_value(tr, value) for key, value in data.items()}
+    key = f"action.{game}.{kind}"
+    if tr.has(key):
+        return tr.t(key, **fields)
+    rest = " ".join(f"{k}={v}" for k, v in fields.items() if k not in _KIND_KEYS)
+    return f"{kind.replace('_', ' ')} {rest}".strip()
+
+
+def game_name(tr: Translator, game: str) -> str:
+    """The game's name in the current language (its local edition's name)."""
+    return tr.t(f"game.{game}")
+
+
+__all__ = ["action_kind", "describe_action", "describe_value", "game_name"]

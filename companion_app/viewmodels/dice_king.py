@@ -1,0 +1,12 @@
+"""The dice king panel (placeholder until the engine's view lands): the generic panel."""
+
+from __future__ import annotations
+
+from companion_app.viewmodels.panel import GenericPanel
+
+
+class DiceKingPanel(GenericPanel):
+    """For now, the engine's public view as it is."""
+
+
+__all__ = ["DiceKingPanel"]

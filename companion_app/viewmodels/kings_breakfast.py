@@ -1,0 +1,12 @@
+"""The kings breakfast panel (placeholder until the engine's view lands): the generic panel."""
+
+from __future__ import annotations
+
+from companion_app.viewmodels.panel import GenericPanel
+
+
+class KingsBreakfastPanel(GenericPanel):
+    """For now, the engine's public view as it is."""
+
+
+__all__ = ["KingsBreakfastPanel"]

@@ -1,0 +1,145 @@
+"""The Scoring screen's view model: counts entered by hand, final scores, a breakdown by rule.
+
+A scoring form is a grid: one row per player (King's Breakfast adds the king's row), one column
+per category (a food, tiles left in hand, inhabitant points, ...). Each game's form
+(`scoring_for`) knows its rows and columns and asks its engine for the scores; the breakdown names
+the rule clause behind each line so players can check the arithmetic at the table. Photos of the
+final spread replace hand entry when perception lands (same form, counts filled in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion_app import storage
+from companion_app.i18n import Translator
+
+MAX_COUNT = 99
+
+
+@dataclass(frozen=True)
+class BreakdownLine:
+    """One line of the breakdown: whose, the clause behind it, the text and its points."""
+
+    player: str
+    clause: str
+    text: str
+    points: int | None = None
+
+
+class ScoringViewModel:
+    """A grid of counts and the scores they give; the generic form has one "points" column."""
+
+    game = "generic"
+
+    def __init__(self, players: Sequence[str], tr: Translator) -> None:
+        self.players = list(players)
+        self.tr = tr
+        self.counts: dict[tuple[str, str], int] = {}
+        self.error: str | None = None
+
+    # ---- the grid ---
+    def rows(self) -> list[str]:
+        """Row ids, top to bottom (players by name; a game may add rows such as "king")."""
+        return list(self.players)
+
+    def columns(self) -> list[str]:
+        """Column ids, left to right."""
+        return ["points"]
+
+    def row_label(self, row: str) -> str:
+        """A row's label."""
+        return row
+
+    def column_label(self, column: str) -> str:
+        """A column's label (translated)."""
+        key = f"scoring.column.{column}"
+        if self.tr.has(key):
+            return self.tr.t(key)
+        piece = f"piece.{column}"
+        return self.tr.t(piece) if self.tr.has(piece) else column.replace("_", " ")
+
+    def column_bounds(self, column: str) -> tuple[int, int]:
+        """The smallest and largest value a cell of `column` may hold."""
+        return (-MAX_COUNT, MAX_COUNT) if column == "points" else (0, MAX_COUNT)
+
+    def count(self, row: str, column: str) -> int:
+        """The value in a cell (0 when never set)."""
+        return self.counts.get((row, column), 0)
+
+    def set_count(self, row: str, column: str, value: int) -> None:
+        """Set a cell, clamped to the column's bounds.
+
+        Raises:
+            ValueError: unknown row or column.
+        """
+        if row not in self.rows():
+            raise ValueError(f"unknown row {row!r} in scoring")
+        if column not in self.columns():
+            raise ValueError(f"unknown column {column!r} in scoring")
+        low, high = self.column_bounds(column)
+        self.counts[(row, column)] = max(low, min(high, int(value)))
+
+    def step(self, row: str, column: str, delta: int) -> None:
+        """Add `delta` to a cell (the + and − buttons)."""
+        self.set_count(row, column, self.count(row, column) + delta)
+
+    def clear(self) -> None:
+        """Every cell back to 0."""
+        self.counts.clear()
+
+    def fill_from_state(self, session: Any) -> None:
+        """Prefill the grid from a finished (or running) game, where the game knows how."""
+        return None
+
+    # ---- results ---
+    def result(self) -> dict[str, Any]:
+        """Final scores in the `score` JSON shape, with ``game`` added."""
+        totals = {player: self.count(player, "points") for player in self.players}
+        ranking = sorted(self.players, key=lambda p: -totals[p])
+        best = max(totals.values(), default=0)
+        return {
+            "game": self.game,
+            "players": {player: {"total": totals[player]} for player in self.players},
+            "ranking": ranking,
+            "winners": [p for p in ranking if totals[p] == best],
+        }
+
+    def breakdown(self) -> list[BreakdownLine]:
+        """Lines explaining every player's total, each naming the clause behind it."""
+        return [
+            BreakdownLine(p, "", self.tr.t("scoring.points"), self.count(p, "points"))
+            for p in self.players
+        ]
+
+    def safe_result(self) -> dict[str, Any] | None:
+        """`result()`, or None with `error` set when the counts are refused."""
+        try:
+            value = self.result()
+        except ValueError as error:
+            self.error = str(error)
+            return None
+        self.error = None
+        return value
+
+    def export(self, stem: str, folder: Path | None = None) -> tuple[Path, Path]:
+        """Write the results as JSON and CSV (see `storage.export_results`)."""
+        return storage.export_results(self.result(), stem, folder)
+
+
+def scoring_for(game: str, players: Sequence[str], tr: Translator) -> ScoringViewModel:
+    """The scoring form of `game` (the generic one for a game without its own)."""
+    from companion_app.viewmodels import cafe_international, dice_king, kings_breakfast
+
+    forms: dict[str, type[ScoringViewModel]] = {}
+    for module in (kings_breakfast, cafe_international, dice_king):
+        form = getattr(module, "SCORING", None)
+        if form is not None:
+            forms[form.game] = form
+    return forms.get(game, ScoringViewModel)(players, tr)
+
+
+__all__ = ["MAX_COUNT", "BreakdownLine", "ScoringViewModel", "scoring_for"]
