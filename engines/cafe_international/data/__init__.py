@@ -1,0 +1,1 @@
+"""Data files of the Café International engine (the reference layout and its generator)."""
