@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -345,7 +345,7 @@ def layout_to_json(layout: Layout) -> dict[str, Any]:
     return {"name": layout.name, "tables": tables, "chairs": chairs, "bar": bar}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reference(bar: str) -> Layout:
     text = (
         resources.files("engines.cafe_international")

@@ -18,7 +18,20 @@ import json
 import random
 from pathlib import Path
 
-NATIONALITIES = "africa china cuba france germany india italy russia spain turkey uk usa".split()
+NATIONALITIES = (
+    "africa",
+    "china",
+    "cuba",
+    "france",
+    "germany",
+    "india",
+    "italy",
+    "russia",
+    "spain",
+    "turkey",
+    "uk",
+    "usa",
+)
 COLUMNS, ROWS = 6, 5
 CELL = 120
 MARGIN = 100
