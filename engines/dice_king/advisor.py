@@ -53,8 +53,12 @@ from engines.dice_king.catalogue import (
     Requirement,
     load_deck,
     parse_dice,
+    villages,
 )
 from engines.dice_king.requirements import is_met, met_by_counts, project
+from engines.dice_king.scoring import score_kingdom
+from engines.dice_king.scoring import scores as scoring_scores
+from engines.dice_king.state import Action, Give, Phase, Reroll, State, Take, TakePenalty
 from engines.errors import MalformedError
 
 MAX_ROLLS_LEFT = 3  # 4 rolls with an arrogant elf on top (DK-14): 3 after the first
@@ -378,8 +382,50 @@ def advice_to_text(request: AdviceRequest, advice: Advice, *, limit: int = 8) ->
     return lines
 
 
+def request_from_state(state: State) -> AdviceRequest:
+    """The advice request for the roller of a game state whose six dice are on the table."""
+    tops = tuple(
+        next((v.points for v in stack if v.id == ids[0]), 0) if ids else 0
+        for stack, ids in zip(villages(), state.villages, strict=True)
+    )
+    fairies = score_kingdom(state.deck, state.kingdoms[state.current]).fairies
+    return AdviceRequest(
+        state.deck, state.row, state.dice, min(state.rolls_left, MAX_ROLLS_LEFT), tops, fairies
+    )
+
+
+def advised_action(state: State) -> Action:
+    """The advisor's own play for the player to act (used by the demo and the benchmarks).
+
+    Rolling: follow the best keep; stop when it keeps all six dice or no roll is left, then take
+    the satisfied card worth most (DK-9) or the penalty (DK-11). A dragon goes to the leading
+    other player (DK-22).
+
+    Raises:
+        ValueError: the state is a chance node or over.
+    """
+    if state.phase is Phase.GIVE:
+        others = [i for i in range(len(state.players)) if i != state.current]
+        totals = scoring_scores(state)
+        leader = max(others, key=lambda i: (totals[state.players[i]], -i))
+        return Give(state.gifts[0], state.players[leader])
+    if state.phase is not Phase.ROLL or state.to_roll:
+        raise ValueError("the advisor plays only the roller's decisions")
+    request = request_from_state(state)
+    if state.rolls_left:
+        best = advise(request).keeps[0]
+        if len(best.keep) < DICE:
+            return Reroll(best.keep)
+    met = [c for c in request.cards() if is_met(c.requirement, state.dice)]
+    if not met:
+        return TakePenalty()
+    return Take(max(met, key=lambda c: (request.value(c), c.points)).id)
+
+
 __all__ = [
     "MAX_ROLLS_LEFT",
+    "advised_action",
+    "request_from_state",
     "Advice",
     "AdviceRequest",
     "Keep",
