@@ -150,7 +150,8 @@ def test_kb12_a_drawn_emerald_must_be_used_or_laid_down_without_replacement() ->
     used = kb.apply(holding, kb.UseEmerald(("wine", "ham")))
     assert used.king == foods() and used.emeralds_on_table == 0
     assert used.removed == tuple(
-        r + a for r, a in zip(state.removed, cards({"wine": 1, "ham": 1, "emerald": 1}), strict=True)
+        r + a
+        for r, a in zip(state.removed, cards({"wine": 1, "ham": 1, "emerald": 1}), strict=True)
     )
     assert used.current_player == "Ben"
 

@@ -68,7 +68,9 @@ def test_kb20_more_than_the_king_is_too_greedy_equal_is_allowed() -> None:
     """KB-20: more than the king → all of that food discarded; equal is fine."""
     assert food_points(5, 4) == 0
     assert food_points(4, 4) == 16
-    result = scores_from_counts({"king": {"wine": 3}, "players": {"A": {"wine": 4}, "B": {"wine": 3}}})
+    result = scores_from_counts(
+        {"king": {"wine": 3}, "players": {"A": {"wine": 4}, "B": {"wine": 3}}}
+    )
     assert result["players"]["A"] == {"total": 0, "discarded": 4, "by_food": {"wine": 0}}
     assert result["players"]["B"]["total"] == 9
 
@@ -77,7 +79,9 @@ def test_kb21_each_card_scores_the_kings_count_of_that_food() -> None:
     """KB-21: the rulebook's example: king 4 cheese; 3 cheese → 12, 5 cheese → 0."""
     assert food_points(3, 4) == 12
     assert food_points(5, 4) == 0
-    state = position(3, king={"cheese": 4, "ham": 1}, taken={0: {"cheese": 3}}, drawn={0: {"ham": 1}})
+    state = position(
+        3, king={"cheese": 4, "ham": 1}, taken={0: {"cheese": 3}}, drawn={0: {"ham": 1}}
+    )
     assert kb.scores(state) == {"Anna": 13, "Ben": 0, "Cleo": 0}
 
 
@@ -157,7 +161,9 @@ _HAND = st.dictionaries(st.sampled_from(kb.FOODS), st.integers(0, 2), max_size=7
 @settings(max_examples=200, deadline=None)
 @given(
     king=st.dictionaries(st.sampled_from(kb.FOODS), st.integers(0, 5), max_size=7),
-    players=st.dictionaries(st.text("ABCDEFG", min_size=1, max_size=3), _HAND, min_size=1, max_size=5),
+    players=st.dictionaries(
+        st.text("ABCDEFG", min_size=1, max_size=3), _HAND, min_size=1, max_size=5
+    ),
 )
 def test_kb20_to_kb23_engine_agrees_with_the_plain_reimplementation(
     king: dict[str, int], players: dict[str, dict[str, int]]
