@@ -24,7 +24,7 @@ def test_kb2_food_ids_are_the_design_contract_ids() -> None:
     """KB-2: seven foods told apart; ids are the design's contract strings."""
     assert kb.FOODS == ("ham", "cheese", "bread", "cake", "wine", "fruit", "chicken")
     assert [food.value for food in Food] == list(kb.FOODS)
-    assert kb.CARDS == (*kb.FOODS, "emerald")
+    assert (*kb.FOODS, "emerald") == kb.CARDS
     assert card_identity("cheese") == "kings-breakfast/cheese"
     assert card_identity(kb.EMERALD) == "kings-breakfast/emerald"
 

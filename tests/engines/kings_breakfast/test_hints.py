@@ -83,8 +83,9 @@ def test_kb12_hints_for_a_just_drawn_emerald_are_use_or_lay() -> None:
     result = hints_for_state(state, playouts=200, seed=1)
     kinds = sorted(row["action"]["type"] for row in result["actions"])
     assert kinds == ["emerald", "emerald", "lay_emerald"]  # (ham, cake), (cake, cake)
-    use = _by_type(result, kb.UseEmerald(("cake", "cake")))
-    assert use["by_food"]["cake"]["king"] == 0
+    use = _by_type(result, kb.UseEmerald(("ham", "cake")))
+    assert use["by_food"]["cake"]["king"] == 1
+    assert "ham" not in use["by_food"]  # neither held nor in the king's area any more
 
 
 def test_hints_work_from_the_public_view_with_or_without_the_hand() -> None:
