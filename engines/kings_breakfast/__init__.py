@@ -10,18 +10,21 @@ JSON (`json_io`), the simulated players' heuristic (`policy`) and hints for the 
 `state_from_json`, `action_to_json`, `action_from_json`; plus `scores_from_counts` (the
 ``score kings-breakfast --counts`` contract), the value types `State`, `Phase`, `Food`,
 `DealCard`, `DrawnCard`, `TakePile`, `DrawCard`, `UseEmerald`, `LayEmerald`, `Pass`,
-`TableView` and `RULINGS`.
+`TableView` and `RULINGS`; `hints` and `hints_for_state` (advice for the player to act, from
+the public view) and `choose_action` (the simulated players' heuristic).
 """
 
 from __future__ import annotations
 
 from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, FOODS, Food
+from engines.kings_breakfast.hints import hints, hints_for_state
 from engines.kings_breakfast.json_io import (
     action_from_json,
     action_to_json,
     state_from_json,
     state_to_json,
 )
+from engines.kings_breakfast.policy import choose_action
 from engines.kings_breakfast.rules import (
     apply,
     chance_outcomes,
@@ -74,6 +77,9 @@ __all__ = [
     "action_to_json",
     "apply",
     "chance_outcomes",
+    "choose_action",
+    "hints",
+    "hints_for_state",
     "inventory",
     "is_chance_node",
     "is_legal",
