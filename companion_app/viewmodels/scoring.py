@@ -16,6 +16,7 @@ from typing import Any
 
 from companion_app import storage
 from companion_app.i18n import Translator
+from companion_app.viewmodels.panel import PanelLine, PanelSection
 
 MAX_COUNT = 99
 
@@ -124,6 +125,33 @@ class ScoringViewModel:
             return None
         self.error = None
         return value
+
+    def summary_sections(self) -> list[PanelSection]:
+        """The ranking and each player's breakdown, ready for the panel widget."""
+        t = self.tr.t
+        result = self.safe_result()
+        if result is None:
+            return [PanelSection(t("scoring.problem"), (PanelLine(self.error or "", "", "warn"),))]
+        winners = set(result["winners"])
+        ranking = tuple(
+            PanelLine(
+                f"{place}. {name}" + ("  ★" if name in winners else ""),
+                str(result["players"][name]["total"]),
+                "good" if name in winners else "plain",
+            )
+            for place, name in enumerate(result["ranking"], start=1)
+        )
+        sections = [PanelSection(t("scoring.ranking"), ranking)]
+        by_player: dict[str, list[PanelLine]] = {}
+        for line in self.breakdown():
+            label = f"{line.clause}  {line.text}" if line.clause else line.text
+            value = "" if line.points is None else f"{line.points:+d}"
+            tone = "warn" if (line.points or 0) < 0 else "plain"
+            by_player.setdefault(line.player, []).append(PanelLine(label, value, tone))
+        for name in result["ranking"]:
+            if name in by_player:
+                sections.append(PanelSection(name, tuple(by_player[name])))
+        return sections
 
     def export(self, stem: str, folder: Path | None = None) -> tuple[Path, Path]:
         """Write the results as JSON and CSV (see `storage.export_results`)."""

@@ -23,7 +23,7 @@ RECORD_FORMAT = 1
 
 # Keys an engine's public view may use for the round and the player to act (first match wins).
 _ROUND_KEYS = ("round", "round_number", "turn_number")
-_PLAYER_KEYS = ("current_player", "to_move", "player_to_act", "active_player", "turn")
+_PLAYER_KEYS = ("current_player", "current", "to_move", "player_to_act", "active_player", "turn")
 # Parameter names of `new_game` that take the starting player (cook, first king, first player).
 _FIRST_PARAMETERS = ("first_player", "first", "starter", "cook", "first_cook", "first_king")
 
@@ -55,12 +55,18 @@ SaveHook = Callable[[dict[str, Any]], Any]
 Listener = Callable[["GameSession"], None]
 
 
-def _first_parameter(rules: ModuleType) -> str | None:
+def _first_parameter(rules: ModuleType) -> tuple[str, bool] | None:
+    """The `new_game` parameter that takes the starter, and whether it wants an index."""
     try:
         parameters = inspect.signature(rules.new_game).parameters
     except (TypeError, ValueError):
         return None
-    return next((name for name in _FIRST_PARAMETERS if name in parameters), None)
+    name = next((name for name in _FIRST_PARAMETERS if name in parameters), None)
+    if name is None:
+        return None
+    parameter = parameters[name]
+    wants_index = isinstance(parameter.default, int) or "int" in str(parameter.annotation)
+    return name, wants_index
 
 
 def _lookup(view: dict[str, Any], keys: Sequence[str]) -> Any:
@@ -127,7 +133,9 @@ class GameSession:
         options = dict(options or {})
         parameter = _first_parameter(rules)
         if parameter is not None:
-            state = rules.new_game(names, **{parameter: names[first]}, **options)
+            name, wants_index = parameter
+            starter: int | str = first if wants_index else names[first]
+            state = rules.new_game(names, **{name: starter}, **options)
             seated = tuple(players)
         else:
             seated = tuple(players[first:]) + tuple(players[:first])

@@ -1,0 +1,89 @@
+"""The Kivy tablet app: five screens over the Kivy-free view models.
+
+`launch` is what the command line calls (`table-companion run` and `demo`); `tour` opens the app,
+visits every screen, saves a screenshot of each and exits (the window test runs it in a
+subprocess). Kivy is imported only inside these functions, after the environment is prepared, so
+importing this package is cheap and never opens a window.
+
+Public names: `launch`, `tour`, `prepare_kivy_environment`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+WINDOW_SIZE = (1280, 800)  # a 10" landscape tablet in dp
+
+
+def prepare_kivy_environment() -> None:
+    """Set Kivy's environment before its first import: no argv parsing, a private home, quiet.
+
+    Variables already set by the user are kept.
+    """
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_WINDOW", "sdl2")
+    if "KIVY_HOME" not in os.environ:
+        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="table-companion-kivy-")
+    from kivy.config import Config  # noqa: PLC0415 (only after the environment is set)
+
+    Config.set("graphics", "width", str(WINDOW_SIZE[0]))
+    Config.set("graphics", "height", str(WINDOW_SIZE[1]))
+    Config.set("graphics", "resizable", "1")
+    Config.set("input", "mouse", "mouse,disable_multitouch")
+    Config.set("kivy", "exit_on_escape", "0")
+
+
+def launch(
+    game: str | None = None,
+    source: str | None = None,
+    screenshot: str | None = None,
+    exit_after: float | None = None,
+    demo: bool = False,
+) -> int:
+    """Run the app; returns the exit status.
+
+    Args:
+        game: start a game of this contract name at once (else the Home screen comes first).
+        source: ``"0"`` (a camera index), a video file or an image folder for the live view.
+        screenshot: save the window to this PNG path after `exit_after` seconds, then exit.
+        exit_after: seconds until the app closes by itself (default 6 with `screenshot`).
+        demo: play the game by itself (seeded), so the panels fill without a table.
+
+    Raises:
+        ValueError: unknown game (before any window opens).
+    """
+    from engines import GAMES
+
+    if game is not None and game not in GAMES:
+        raise ValueError(f"unknown game {game!r} (known: {', '.join(GAMES)})")
+    if screenshot is not None and exit_after is None:
+        exit_after = 6.0
+    prepare_kivy_environment()
+    from companion_app.app.main import TableCompanionApp
+
+    app = TableCompanionApp(
+        game=game,
+        source=source,
+        screenshot=None if screenshot is None else Path(screenshot),
+        exit_after=exit_after,
+        demo=demo,
+    )
+    app.run()
+    return app.exit_status
+
+
+def tour(folder: str | Path, game: str = "kings-breakfast", language: str = "en") -> int:
+    """Open the app, show every screen, save ``<screen>.png`` for each into `folder`, exit."""
+    prepare_kivy_environment()
+    from companion_app.app.main import TableCompanionApp
+
+    app = TableCompanionApp(game=game, demo=True, tour_folder=Path(folder), language=language)
+    app.run()
+    return app.exit_status
+
+
+__all__ = ["WINDOW_SIZE", "launch", "prepare_kivy_environment", "tour"]

@@ -1,0 +1,387 @@
+"""`TableCompanionApp`: wires the screens to the view models, the live loop and storage.
+
+The app object owns the long-lived things (translator, settings, saved games, the session, the
+live loop) and the intents that cross screens (start or resume a game, undo, pause, choose a
+source). Screens only forward taps here or to their view model.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.lang import Builder
+from kivy.properties import StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.filechooser import FileChooserListView
+from kivy.uix.popup import Popup
+
+from companion_app import storage
+from companion_app.app import theme
+from companion_app.app.history import HistoryScreen
+from companion_app.app.home import HomeScreen
+from companion_app.app.scoring import ScoringScreen
+from companion_app.app.settings import SettingsScreen
+from companion_app.app.table import TableScreen
+from companion_app.app.widgets import BigButton
+from companion_app.i18n import Translator
+from companion_app.live import LiveLoop, Perceive, no_perception
+from companion_app.viewmodels.describe import game_name
+from companion_app.viewmodels.history import HistoryViewModel
+from companion_app.viewmodels.home import HomeViewModel
+from companion_app.viewmodels.scoring import scoring_for
+from companion_app.viewmodels.session import GameSession
+from companion_app.viewmodels.settings import SettingsViewModel
+from companion_app.viewmodels.table import TableViewModel
+from vision.frames import FrameSourceError, open_source
+
+_HERE = Path(__file__).resolve().parent
+Builder.load_file(str(_HERE / "widgets.kv"))
+Builder.load_file(str(_HERE / "root.kv"))
+_LOG = logging.getLogger(__name__)
+
+PREVIEW_HZ = 30.0
+STATUS_HZ = 2.0
+DEMO_STEP_S = 0.12
+DEMO_STEPS = 40
+SCREENS = ("home", "table", "scoring", "history", "settings")
+__all__ = ["RootView", "TableCompanionApp"]
+
+# Keep screen classes referenced: the kv rules name them.
+_SCREEN_CLASSES = (HomeScreen, TableScreen, ScoringScreen, HistoryScreen, SettingsScreen)
+
+
+class RootView(BoxLayout):
+    """Top bar, the screens, the navigation bar (layout in ``root.kv``)."""
+
+
+class TableCompanionApp(App):
+    """The tablet app. See `companion_app.app.launch` for the arguments."""
+
+    language = StringProperty("en")
+    title_text = StringProperty("Table Companion")
+    saved_text = StringProperty("")
+
+    def __init__(
+        self,
+        *,
+        game: str | None = None,
+        source: str | None = None,
+        screenshot: Path | None = None,
+        exit_after: float | None = None,
+        demo: bool = False,
+        tour_folder: Path | None = None,
+        language: str | None = None,
+        perceive: Perceive = no_perception,
+    ) -> None:
+        super().__init__()
+        self.title = "Table Companion"
+        self.exit_status = 0
+        self._game = game
+        self._source = source
+        self._screenshot = screenshot
+        self._exit_after = exit_after
+        self._demo = demo
+        self._tour_folder = tour_folder
+        self._perceive = perceive
+        self.store = storage.GameStore()
+        self.settings_vm = SettingsViewModel(storage.data_home())
+        self.translator = Translator(language or self.settings_vm.settings.language)
+        self.language = self.translator.language
+        self.home_vm = HomeViewModel(self.store)
+        self.session: GameSession | None = None
+        self.table_vm: TableViewModel | None = None
+        self.live: LiveLoop | None = None
+        self._shown_index = -1
+        self._result_index = -1
+        self._demo_rng = random.Random(7)
+        self._demo_left = 0
+
+    # ---- Kivy hooks ---
+    def build(self) -> RootView:
+        Window.clearcolor = theme.BACKGROUND
+        root = RootView()
+        self.root_view = root
+        ids = root.ids
+        ids.home.bind_vm(self.home_vm)
+        ids.settings.bind_vm(self.settings_vm, str(storage.data_home()))
+        ids.table.bind_vm(None)
+        ids.history.bind_vm(None)
+        ids.scoring.bind_vm(None)
+        self.translator.bind(lambda _language: self._refresh_all())
+        return root
+
+    def on_start(self) -> None:
+        self.store.clean_temporaries()
+        if self._game is not None:
+            self.home_vm.choose_game(self._game)
+            self.start_game()
+        if self._source is not None:
+            self.open_live(self._source)
+        elif self._demo:
+            self._set_no_source(self.translator.t("table.demo_no_clip"))
+        else:
+            self.open_live_from_settings(quiet=True)
+        if self._demo and self.session is not None:
+            self._demo_left = DEMO_STEPS
+            Clock.schedule_interval(self._demo_step, DEMO_STEP_S)
+        Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
+        Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
+        if self._tour_folder is not None:
+            Clock.schedule_once(
+                lambda _dt: self._tour(list(SCREENS)), DEMO_STEP_S * (DEMO_STEPS + 4)
+            )
+        elif self._exit_after is not None:
+            Clock.schedule_once(self._finish, self._exit_after)
+        self._refresh_title()
+
+    def on_stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    # ---- translation (kv calls `app.tr(key, app.language)` so texts follow the language) ---
+    def tr(self, key: str, _language: str | None = None, **fields: Any) -> str:
+        """The text of `key` in the current language."""
+        return self.translator.t(key, **fields)
+
+    def set_language(self, language: str) -> None:
+        """Switch the language of every screen at once, and remember it."""
+        self.settings_vm.set("language", language)
+        self.translator.set_language(language)
+        self.language = language
+
+    # ---- navigation ---
+    def show(self, name: str) -> None:
+        """Show the screen `name`."""
+        screens = self.root_view.ids.screens
+        screens.current = name
+        getattr(self.root_view.ids, name).refresh()
+
+    # ---- games ---
+    def start_game(self) -> None:
+        """Start the game set up on the Home screen and go to the Table."""
+        try:
+            options = self._game_options(self.home_vm.game)
+            session = self.home_vm.start(options=options, seed=random.randrange(1_000_000))
+        except ValueError as error:
+            self.root_view.ids.home.problems = str(error)
+            return
+        self._use_session(session)
+        self.show("table")
+
+    def resume_game(self, game_id: str) -> None:
+        """Resume a saved game and go to the Table."""
+        try:
+            session = self.home_vm.resume(game_id)
+        except ValueError as error:
+            self.root_view.ids.home.problems = str(error)
+            return
+        self._use_session(session)
+        self.show("table")
+
+    def _game_options(self, game: str) -> dict[str, Any]:
+        """Engine options from the settings (only those the engine's `new_game` accepts)."""
+        return {}
+
+    def _use_session(self, session: GameSession) -> None:
+        self.session = session
+        self.table_vm = TableViewModel(session, self.translator)
+        ids = self.root_view.ids
+        ids.table.bind_vm(self.table_vm)
+        ids.history.bind_vm(HistoryViewModel(session, self.translator))
+        ids.scoring.bind_vm(
+            scoring_for(session.game, [p.name for p in session.players], self.translator), session
+        )
+        session.add_listener(self._session_changed)
+        self._session_changed(session)
+
+    def _session_changed(self, session: GameSession) -> None:
+        self.saved_text = self.translator.t("app.saved", steps=len(session.history.actions))
+        self._refresh_title()
+        screens = self.root_view.ids
+        current = screens.screens.current
+        if current in ("table", "history"):
+            getattr(screens, current).refresh()
+        self.root_view.ids.home.refresh()
+
+    def _refresh_title(self) -> None:
+        if self.session is None:
+            self.title_text = "Table Companion"
+            return
+        names = ", ".join(p.name for p in self.session.players)
+        self.title_text = f"{game_name(self.translator, self.session.game)} — {names}"
+
+    def _refresh_all(self) -> None:
+        self._refresh_title()
+        if self.session is not None:
+            self._session_changed(self.session)
+        for name in SCREENS:
+            getattr(self.root_view.ids, name).refresh()
+
+    def undo(self) -> None:
+        """Take back the last step of the game."""
+        if self.session is not None and self.session.can_undo:
+            self.session.undo()
+
+    def play_chance(self) -> None:
+        """Let chance decide the pending deal, draw or roll."""
+        if self.table_vm is not None:
+            self.table_vm.play_chance()
+
+    def _demo_step(self, _dt: float) -> bool:
+        session = self.session
+        if session is None or session.is_over or self._demo_left <= 0:
+            return False
+        self._demo_left -= 1
+        if session.is_chance_node:
+            session.play_chance(self._demo_rng)
+        elif self.table_vm is not None:
+            ranked = self.table_vm.panel_ranked_actions()
+            if ranked:
+                pick = ranked[0] if self._demo_rng.random() < 0.7 else self._demo_rng.choice(ranked)
+                session.apply(pick)
+        return True
+
+    # ---- live view ---
+    def open_live(self, spec: str) -> bool:
+        """Open a camera index, video file or image folder for the live view."""
+        self._close_live()
+        try:
+            source = open_source(spec, loop=True)
+        except FrameSourceError as error:
+            self._set_no_source(self.translator.t("table.no_source", reason=str(error)))
+            return False
+        self.live = LiveLoop(source, self._perceive)
+        self.live.start()
+        self._shown_index = -1
+        self._result_index = -1
+        table = self.root_view.ids.table
+        table.no_source = False
+        table.source_message = ""
+        return True
+
+    def open_live_from_settings(self, quiet: bool = False) -> bool:
+        """Open the source the settings name (used at start and by "try again")."""
+        spec = self.settings_vm.settings.source_spec()
+        if not spec:
+            self._set_no_source(self.translator.t("table.no_source_chosen"))
+            return False
+        opened = self.open_live(spec)
+        if opened and not quiet:
+            self.show("table")
+        return opened
+
+    def _set_no_source(self, message: str) -> None:
+        table = self.root_view.ids.table
+        table.no_source = True
+        table.source_message = message
+
+    def _close_live(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def toggle_pause(self) -> None:
+        """Pause or resume the live view."""
+        table = self.root_view.ids.table
+        table.paused = not table.paused
+        if self.table_vm is not None:
+            self.table_vm.paused = table.paused
+        if self.live is not None:
+            self.live.set_paused(table.paused)
+
+    def choose_path(self, kind: str) -> None:
+        """A file chooser for a video file (`kind` "video") or an image folder ("folder")."""
+        settings = self.settings_vm.settings
+        start = settings.video_path if kind == "video" else settings.folder_path
+        start_folder = Path(start).parent if kind == "video" and start else Path(start or ".")
+        if not start_folder.is_dir():
+            start_folder = Path.home()
+        chooser = FileChooserListView(
+            path=str(start_folder.resolve()), dirselect=kind == "folder", font_name=theme.FONT_NAME
+        )
+        box = BoxLayout(orientation="vertical", spacing=8)
+        box.add_widget(chooser)
+        buttons = BoxLayout(size_hint_y=None, height=theme.TOUCH * 1.0, spacing=8)
+        popup = Popup(title=self.tr(f"settings.choose_{kind}"), content=box, size_hint=(0.9, 0.9))
+
+        def use(*_: Any) -> None:
+            chosen = chooser.selection[0] if chooser.selection else chooser.path
+            field = "video_path" if kind == "video" else "folder_path"
+            if self.settings_vm.set(field, chosen):
+                self.settings_vm.set("source_kind", kind)
+                popup.dismiss()
+                self.open_live_from_settings()
+
+        use_button = BigButton(text=self.tr("settings.use_this"))
+        use_button.bind(on_release=use)
+        cancel = BigButton(text=self.tr("settings.cancel"))
+        cancel.bind(on_release=lambda *_: popup.dismiss())
+        buttons.add_widget(cancel)
+        buttons.add_widget(use_button)
+        box.add_widget(buttons)
+        popup.open()
+
+    def _tick_preview(self, _dt: float) -> None:
+        live = self.live
+        if live is None:
+            return
+        latest = live.latest_frame()
+        table = self.root_view.ids.table
+        if latest is not None and latest[0] != self._shown_index:
+            self._shown_index, frame = latest
+            if self.root_view.ids.screens.current == "table":
+                table.show_frame(frame)
+            live.note_preview_shown()
+            result = live.latest_result()
+            if result is not None and result.frame_index != self._result_index:
+                self._result_index = result.frame_index
+                table.show_result(result.value, (frame.shape[1], frame.shape[0]))
+
+    def _tick_status(self, _dt: float) -> None:
+        table = self.root_view.ids.table
+        if self.live is None:
+            table.status = ""
+            return
+        stats = self.live.stats()
+        source = self.live.source.description
+        if self.table_vm is not None:
+            line = self.table_vm.status(stats.preview_fps, stats.perception_latency_ms)
+        else:
+            fps = "–" if stats.preview_fps is None else f"{stats.preview_fps:.0f}"
+            line = self.translator.t("table.status.live", fps=fps, latency="–")
+        table.status = f"{source} · {line}"
+
+    # ---- scripted exits (screenshots, the window test) ---
+    def save_screenshot(self, path: Path) -> Path:
+        """Save the window to `path` (PNG)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = Window.screenshot(name=str(path.resolve()))
+        os.replace(written, path)
+        return path
+
+    def _finish(self, _dt: float = 0.0) -> None:
+        if self._screenshot is not None:
+            self.save_screenshot(self._screenshot)
+        self.stop()
+
+    def _tour(self, remaining: list[str]) -> None:
+        if not remaining:
+            self.stop()
+            return
+        name = remaining[0]
+        self.show(name)
+
+        def shoot(_dt: float) -> None:
+            assert self._tour_folder is not None
+            self.save_screenshot(self._tour_folder / f"{name}.png")
+            self._tour(remaining[1:])
+
+        Clock.schedule_once(shoot, 0.4)

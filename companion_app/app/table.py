@@ -1,0 +1,148 @@
+"""The Table screen: the live view with its overlay, the game panel, the choices, pause."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from kivy.graphics import Color, Line
+from kivy.graphics.texture import Texture
+from kivy.lang import Builder
+from kivy.metrics import dp, sp
+from kivy.properties import BooleanProperty, StringProperty
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from companion_app.app import theme
+from companion_app.app.widgets import BigButton, fill_sections
+from companion_app.viewmodels.table import TableViewModel
+
+Builder.load_file(__file__.replace(".py", ".kv"))
+
+# Maps a point in frame pixels to widget coordinates.
+FrameToWidget = Callable[[float, float], tuple[float, float]]
+OverlayHook = Callable[[Any, "OverlayLayer", FrameToWidget], None]
+
+
+def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) -> None:
+    """The default overlay: boxes of a `detect`-shaped result with identity and confidence.
+
+    `result` is what perception returned; anything without an ``objects`` list draws nothing.
+    """
+    objects = result.get("objects", []) if isinstance(result, dict) else []
+    for item in objects:
+        box = item.get("box")
+        if not box or len(box) != 4:
+            continue
+        (x1, y1), (x2, y2) = to_widget(box[0], box[3]), to_widget(box[2], box[1])
+        score = float(item.get("identity_score", item.get("score", 0.0)) or 0.0)
+        colour = theme.GOOD if score >= 0.8 else theme.FOCUS if score >= 0.5 else theme.WARN
+        with layer.canvas:
+            Color(*colour)
+            Line(rectangle=(x1, y1, x2 - x1, y2 - y1), width=dp(2))
+        name = item.get("identity") or (
+            f"{item.get('value', '')}{item.get('colour') or ''}"
+            if item.get("kind") == "die"
+            else "?"
+        )
+        label = Label(
+            text=f"{str(name).split('/')[-1]} {score:.0%}",
+            font_size=sp(theme.FONT_SMALL),
+            color=colour,
+            pos=(x1, y2),
+            size_hint=(None, None),
+        )
+        label.texture_update()
+        label.size = label.texture_size
+        layer.add_widget(label)
+
+
+class OverlayLayer(Widget):
+    """Draws what perception saw over the preview; `hook` decides how (see `draw_detections`)."""
+
+    hook: OverlayHook = staticmethod(draw_detections)  # type: ignore[assignment]
+
+    def redraw(self, result: Any, frame_size: tuple[int, int], shown: tuple[float, ...]) -> None:
+        """Redraw for `result` on a frame of `frame_size` (w, h) shown at `shown` (x, y, w, h)."""
+        self.canvas.clear()
+        self.clear_widgets()
+        if result is None:
+            return
+        width, height = frame_size
+        x0, y0, shown_w, shown_h = shown
+
+        def to_widget(x: float, y: float) -> tuple[float, float]:
+            return x0 + x / width * shown_w, y0 + (height - y) / height * shown_h
+
+        self.hook(result, self, to_widget)
+
+
+class TableScreen(Screen):
+    """Forwards taps to `TableViewModel`; the app pushes frames and status into it."""
+
+    vm: TableViewModel | None = None
+    status = StringProperty("")
+    prompt = StringProperty("")
+    message = StringProperty("")
+    source_message = StringProperty("")
+    no_source = BooleanProperty(True)
+    paused = BooleanProperty(False)
+    is_chance = BooleanProperty(False)
+    can_undo = BooleanProperty(False)
+    _texture: Texture | None = None
+
+    def bind_vm(self, vm: TableViewModel | None) -> None:
+        """Show `vm` (None: no game yet)."""
+        self.vm = vm
+        self.refresh()
+
+    def refresh(self, *_: Any) -> None:
+        """Redraw the panel, prompt and choices from the view model."""
+        vm = self.vm
+        sections = self.ids.sections
+        choices = self.ids.choices
+        if vm is None:
+            sections.clear_widgets()
+            choices.clear_widgets()
+            self.prompt = ""
+            return
+        fill_sections(sections, vm.sections())
+        self.prompt = vm.prompt()
+        self.message = vm.message or ""
+        self.is_chance = vm.session.is_chance_node
+        self.can_undo = vm.session.can_undo
+        choices.clear_widgets()
+        for choice in vm.choices():
+            button = BigButton(text=choice.text, font_size=sp(theme.FONT_SMALL))
+            button.bind(on_release=lambda _b, c=choice: self._choose(c))
+            choices.add_widget(button)
+
+    def _choose(self, choice: Any) -> None:
+        if self.vm is not None and not self.vm.choose(choice):
+            self.message = self.vm.message or ""
+
+    def show_frame(self, frame: np.ndarray) -> None:
+        """Put a `uint8` BGR (H, W, 3) frame on screen (the array is not modified)."""
+        height, width = frame.shape[:2]
+        texture = self._texture
+        if texture is None or texture.size != (width, height):
+            texture = Texture.create(size=(width, height), colorfmt="bgr")
+            texture.flip_vertical()
+            self._texture = texture
+        texture.blit_buffer(frame.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
+        preview = self.ids.preview
+        preview.texture = texture
+        preview.canvas.ask_update()
+
+    def show_result(self, result: Any, frame_size: tuple[int, int]) -> None:
+        """Redraw the overlay for a perception result on a frame of `frame_size` (w, h)."""
+        preview = self.ids.preview
+        shown_w, shown_h = preview.norm_image_size
+        x0 = preview.center_x - shown_w / 2
+        y0 = preview.center_y - shown_h / 2
+        self.ids.overlay.redraw(result, frame_size, (x0, y0, shown_w, shown_h))
+
+
+__all__ = ["OverlayLayer", "TableScreen", "draw_detections"]
