@@ -145,7 +145,8 @@ def parse_dice(data: Any, where: str = "dice", *, count: int | None = DICE) -> t
     if not isinstance(data, list | tuple):
         raise MalformedError(f"{where} must be a list of dice like '5r', got {data!r}")
     if count is not None and len(data) != count:
-        raise MalformedError(f"{where} must list {count} dice, got {len(data)}")
+        words = {6: "six"}.get(count, str(count))
+        raise MalformedError(f"{where} must list {words} dice, got {len(data)}")
     return tuple(sorted(str(parse_reading(item, f"{where}[{i}]")) for i, item in enumerate(data)))
 
 
