@@ -510,17 +510,17 @@ def _check_seat_outcome(
         raise IllegalActionError(
             "CI-13", f"{placements[0].tile} at chair {placements[0].chair} scores nothing"
         )
-    for table in sorted(touched):
-        if not table_ok(layout, board, table, state.lone_chair):
-            raise IllegalActionError(
-                "CI-11", f"a guest would sit alone at table {layout.tables[table].id}"
-            )
     if len(placements) == 2:
         shared = not table_sets[0].isdisjoint(table_sets[1])
         if not shared and (each[0] <= 0 or each[1] <= 0):
             raise IllegalActionError("CI-13", "two guests at different tables must each score")
         if shared and each[1] <= 0:
             raise IllegalActionError("CI-13", "the second guest must score")
+    for table in sorted(touched):
+        if not table_ok(layout, board, table, state.lone_chair):
+            raise IllegalActionError(
+                "CI-11", f"a guest would sit alone at table {layout.tables[table].id}"
+            )
     return None
 
 
