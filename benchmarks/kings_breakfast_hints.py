@@ -12,9 +12,9 @@ import random
 import time
 
 import engines.kings_breakfast as kb
-from engines.api import sample_chance
 from engines.kings_breakfast.hints import DEFAULT_PLAYOUTS, hints_for_state
 from engines.kings_breakfast.policy import choose_action
+from engines.kings_breakfast.rules import sample_outcome
 
 
 def positions(n_players: int, seed: int) -> dict[str, kb.State]:
@@ -24,7 +24,7 @@ def positions(n_players: int, seed: int) -> dict[str, kb.State]:
     decisions = []
     while not kb.is_over(state):
         if kb.is_chance_node(state):
-            state = kb.apply(state, sample_chance(kb, state, rng))
+            state = kb.apply(state, sample_outcome(state, rng))
             continue
         decisions.append(state)
         state = kb.apply(state, choose_action(state))

@@ -15,10 +15,9 @@ from collections.abc import Callable
 import numpy as np
 
 import engines.kings_breakfast as kb
-from engines.api import random_step
 from engines.kings_breakfast.catalogue import CATALOGUE
 from engines.kings_breakfast.playout import Batch, play_to_end, policy_turn
-from engines.kings_breakfast.rules import _apply_unchecked
+from engines.kings_breakfast.rules import _apply_unchecked, sample_outcome
 
 
 def random_game(
@@ -28,7 +27,11 @@ def random_game(
     state = kb.new_game([f"P{i}" for i in range(n_players)], cook=rng.randrange(n_players))
     steps = 0
     while not kb.is_over(state):
-        state = step(state, random_step(kb, state, rng))
+        if kb.is_chance_node(state):
+            action = sample_outcome(state, rng)
+        else:
+            action = rng.choice(kb.legal_actions(state))
+        state = step(state, action)
         steps += 1
     return steps
 

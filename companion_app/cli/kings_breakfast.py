@@ -17,10 +17,10 @@ from typing import Any
 
 import engines.kings_breakfast as kb
 from companion_app.cli._common import UsageError, print_json, print_lines, read_json_source
-from engines.api import sample_chance
 from engines.errors import MalformedError
 from engines.kings_breakfast.hints import hints
 from engines.kings_breakfast.policy import choose_action
+from engines.kings_breakfast.rules import sample_outcome
 from engines.kings_breakfast.scoring import scores_report, state_results
 
 DEMO_NAMES = ("Anna", "Ben", "Cleo", "Dan", "Eve")
@@ -129,7 +129,7 @@ def play_demo_game(players: tuple[str, ...], *, seed: int) -> dict[str, Any]:
             record["offer"] = view["offer"]
             record["emeralds_on_table"] = view["emeralds_on_table"]
         chance = kb.is_chance_node(state)
-        action = sample_chance(kb, state, rng) if chance else choose_action(state)
+        action = sample_outcome(state, rng) if chance else choose_action(state)
         if state.phase in (kb.Phase.ACT, kb.Phase.EMERALD):
             if state.phase == kb.Phase.ACT:
                 record["turns"].append({"player": state.current_player, "actions": []})

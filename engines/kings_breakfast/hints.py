@@ -82,7 +82,7 @@ def hints(
     wins = key[:, me] == key.max(axis=1)
     losing = batch.king < held_after  # the king ends with fewer than held after the action
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for number, action in enumerate(actions):
         part = slice(number * playouts, (number + 1) * playouts)
         held, king = _after(action, known, np.array(table.king), table.offer)

@@ -10,6 +10,7 @@ actions taken from `legal_actions` or `chance_outcomes`.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations_with_replacement
@@ -107,6 +108,14 @@ def chance_outcomes(state: State) -> list[tuple[Action, float]]:
     total = state.deck_count
     make = DealCard if state.phase == Phase.DEAL else DrawnCard
     return [(make(card), n / total) for card, n in zip(CARDS, state.deck, strict=True) if n]
+
+
+def sample_outcome(state: State, rng: random.Random) -> Action:
+    """One chance outcome drawn with its exact probability (the next card off the deck)."""
+    outcomes = chance_outcomes(state)
+    if not outcomes:
+        raise ValueError(f"not a chance node: phase {state.phase!r}")
+    return rng.choices([a for a, _ in outcomes], weights=[p for _, p in outcomes], k=1)[0]
 
 
 def emerald_pairs(king: Sequence[int]) -> list[tuple[str, str]]:
@@ -317,4 +326,5 @@ __all__ = [
     "is_over",
     "legal_actions",
     "new_game",
+    "sample_outcome",
 ]

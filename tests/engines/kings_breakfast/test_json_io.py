@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engines.kings_breakfast as kb
-from engines.api import random_step
+from engines.api import GameRules, random_step
 from engines.errors import MalformedError
 
+# engines.api.GameRules declares new_game(players, **options); ours takes only `cook`
+RULES = cast(GameRules, kb)
 NAMESPACE = {name: getattr(kb, name) for name in kb.__all__}
 
 
@@ -23,7 +25,7 @@ def _state_after(seed: int, steps: int, n_players: int) -> kb.State:
     for _ in range(steps):
         if kb.is_over(state):
             break
-        state = kb.apply(state, random_step(kb, state, rng))
+        state = kb.apply(state, random_step(RULES, state, rng))
     return state
 
 

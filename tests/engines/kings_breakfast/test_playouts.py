@@ -10,15 +10,18 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import cast
 
 import pytest
 
 import engines.kings_breakfast as kb
-from engines.api import History, sample_chance
+from engines.api import GameRules, History, sample_chance
 from engines.kings_breakfast.policy import choose_action
 from engines.kings_breakfast.view import TableView, sample_state
 
 BOX = Counter({**{food: 15 for food in kb.FOODS}, "emerald": 5})
+# engines.api.GameRules declares new_game(players, **options); ours takes only `cook`
+RULES = cast(GameRules, kb)
 NAMESPACE = {name: getattr(kb, name) for name in kb.__all__}
 
 
@@ -42,7 +45,7 @@ def _play(n_players: int, seed: int, *, policy_share: float) -> list[tuple[kb.St
     steps = []
     while not kb.is_over(state):
         if kb.is_chance_node(state):
-            action = sample_chance(kb, state, rng)
+            action = sample_chance(RULES, state, rng)
         elif rng.random() < policy_share:
             action = choose_action(state)
         else:
@@ -67,7 +70,7 @@ def test_kb1_kb6_kb18_random_full_game_keeps_every_invariant(
     dealt_this_round = 0
     for (state, action), (next_state, _) in zip(steps, steps[1:], strict=False):
         assert kb.is_legal(state, action)
-        history = history.push(kb, action)
+        history = history.push(RULES, action)
         assert history.current == next_state
         assert history.undo().current == state
         assert kb.inventory(next_state) == BOX, f"cards lost after {action!r}"

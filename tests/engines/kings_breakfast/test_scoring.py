@@ -17,11 +17,11 @@ from tests.engines.kings_breakfast.factories import position
 def plain_scores(counts: dict[str, Any]) -> dict[str, Any]:
     """The rules read aloud, written without the engine: KB-19..KB-23."""
     king = counts["king"]
-    players = {}
+    players: dict[str, dict[str, Any]] = {}
     for name, hand in counts["players"].items():
         total = 0
         discarded = 0
-        by_food = {}
+        by_food: dict[str, int] = {}
         for card, held in hand.items():
             if card == "emerald" or held == 0:
                 continue  # KB-19: an Emerald in hand scores nothing
