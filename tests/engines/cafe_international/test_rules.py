@@ -206,7 +206,7 @@ def test_ci13_one_or_two_guests_from_hand() -> None:
 
 
 def test_ci14_bar_takes_any_guest_but_a_joker_on_the_lowest_free_stool() -> None:
-    """CI-14: the lowest free stool, its value scored (even negative); no jokers; bar guests stay."""
+    """CI-14: the lowest free stool, its value scored (even negative); no jokers; guests stay."""
     state = make_state(hands=[("usa/m", "joker/w"), ()], bar=["cuba/w"] * 4 + ["uk/m"])
     after = ci.apply(state, ToBar("usa/m"))
     assert after.bar == state.bar + ("usa/m",)
