@@ -262,3 +262,16 @@ def test_kb18_game_ends_when_the_deck_cannot_set_the_table(deck_left: int, over:
         assert kb.public_view(after)["rounds_left"] == 0
     else:
         assert after.phase == Phase.DEAL and after.round == 2
+
+
+def test_kb11_kb14_rulings_live_in_one_place_and_can_be_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KB-11/KB-14 rulings: flipping the flag in `RULINGS` changes the rule, nothing else."""
+    from engines.kings_breakfast import rules
+    from engines.kings_breakfast.rulings import Rulings
+
+    state = position(3, offer={}, emeralds_on_table=1, king={"cheese": 2})
+    monkeypatch.setattr(rules, "RULINGS", Rulings(emerald_allowed_without_food_in_offer=False))
+    assert kb.legal_actions(state) == [kb.DrawCard()]
+    assert _clause(state, kb.UseEmerald(("cheese", "cheese"))) == "KB-11"
