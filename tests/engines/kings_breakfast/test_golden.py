@@ -25,10 +25,8 @@ def playthrough(seed: int = 7, players: tuple[str, ...] = ("Anna", "Ben", "Cleo"
     state = kb.new_game(players, cook=1)
     lines = [f"# King's Breakfast, {len(players)} players, seed {seed}"]
     while not kb.is_over(state):
-        if kb.is_chance_node(state):
-            action = sample_outcome(state, rng)
-        else:
-            action = choose_action(state)
+        chance = kb.is_chance_node(state)
+        action = sample_outcome(state, rng) if chance else choose_action(state)
         step = json.dumps(kb.action_to_json(action), separators=(",", ":"))
         lines.append(f"r{state.round} {state.phase:<7} {state.current_player:<4} {step}")
         before = state.round
