@@ -189,15 +189,22 @@ class AdviceRequest:
         """The face-up cards, left to right."""
         return [self.deck.card(card_id) for card_id in self.row if card_id is not None]
 
+    def village(self, card: Card) -> int:
+        """The village value founded with `card` (DK-10), 0 when none comes with it."""
+        if card.id not in self.row or len(self.row) != len(LOCATIONS):
+            return 0
+        slot = self.row.index(card.id)
+        return self.villages[slot] if LOCATIONS[slot] == card.colour else 0
+
     def value(self, card: Card) -> int:
         """The card's worth to the roller (see the module docstring)."""
         if card.type is CardType.DRAGON:
-            return 0
-        points = self.fairies + 1 if card.type is CardType.FAIRY else card.points
-        slot = self.row.index(card.id)
-        if len(self.row) == len(LOCATIONS) and LOCATIONS[slot] == card.colour:
-            points += self.villages[slot]
-        return points
+            base = 0  # DK-22: given away; the village, if any, stays with the roller
+        elif card.type is CardType.FAIRY:
+            base = self.fairies + 1  # DK-20: the next fairy's bonus
+        else:
+            base = card.points
+        return base + self.village(card)
 
 
 @dataclass(frozen=True)
@@ -246,11 +253,7 @@ def advise(request: AdviceRequest) -> Advice:
     cards = request.cards()
     dice = request.dice
     satisfied = tuple(card.id for card in cards if is_met(card.requirement, dice))
-    villages_with = tuple(
-        card.id
-        for card in cards
-        if card.id in satisfied and request.value(card) > card.points and card.type.value
-    )
+    villages_with = tuple(c.id for c in cards if c.id in satisfied and request.village(c))
     values = [request.value(card) for card in cards]
     r = request.rolls_left
     keeps = [tuple(dice)] if r == 0 else _sub_multisets(dice)

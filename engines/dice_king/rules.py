@@ -271,7 +271,7 @@ def _check(state: State, action: Any) -> None:
             raise IllegalActionError("DK-8", f"keep {list(action.keep)} is not among the dice")
         return
     if isinstance(action, Take):
-        if action.card not in state.row:
+        if not isinstance(action.card, str) or action.card not in state.row:
             raise IllegalActionError("DK-9", f"{action.card!r} is not a face-up inhabitant")
         if not is_met(state.deck.card(action.card).requirement, state.dice):
             raise IllegalActionError(

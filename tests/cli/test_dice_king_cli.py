@@ -123,3 +123,13 @@ def test_demo_plays_a_seeded_game_to_the_end(capsys: pytest.CaptureFixture[str])
     assert "takes " in first or "penalty" in first
     assert demo(argparse.Namespace(game="dice-king", seed=3, players=2, json=False)) == 0
     assert capsys.readouterr().out == first  # seeded: the same game again
+
+
+def test_advise_text_says_when_a_village_comes_with_a_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DK-10 in the advice: snob-1 (city) under the city founds the city's village."""
+    state = {**STATE, "dice": ["2r", "4r", "6b", "2g", "4g", "4b"], "rolls_left": 0}
+    assert main(["advise", "dice-king", _write(tmp_path, state)]) == 0
+    out = capsys.readouterr().out
+    assert "snob-1 (3 pts + village)" in out and "dwarf-1 (1 pts)" in out
