@@ -9,6 +9,11 @@ the unknown cards (the deck and others' hidden draws) are dealt at random from t
 and everyone then plays `policy`'s heuristic. Every action is played out on the same sampled
 deals (common random numbers), so the actions are compared fairly. Seeded: the same view, hand
 and seed give the same hints.
+
+``held`` shows the cards the player can point to: their public takes, plus their drawn cards
+when they entered their hand (a draw's card is unknown, so a draw shows the hand before it).
+Without an entered hand, the player's own hidden draws are sampled like everyone else's, and
+the risks count them.
 """
 
 from __future__ import annotations

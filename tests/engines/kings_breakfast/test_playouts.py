@@ -56,7 +56,11 @@ def _play(n_players: int, seed: int, *, policy_share: float) -> list[tuple[kb.St
     return steps
 
 
-GAMES = [(n, seed, share) for n in (3, 4, 5) for seed, share in ((1, 0.0), (2, 0.7), (3, 1.0))]
+GAMES = [
+    (n, seed, share)
+    for n in (3, 4, 5)
+    for seed, share in ((1, 0.0), (2, 0.7), (3, 1.0), (4, 0.3), (5, 0.0))
+]
 
 
 @pytest.mark.parametrize(("n_players", "seed", "policy_share"), GAMES)
