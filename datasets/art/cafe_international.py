@@ -42,7 +42,6 @@ _FLAG_FRACTION = 0.6  # of the inner tile height taken by the flag
 def draw_flag(cv: Canvas, nationality: str, x0: float, y0: float, x1: float, y1: float) -> None:
     """Draw the simplified flag of `nationality` (or ``"joker"``) into a rectangle of `cv`."""
     w, h = x1 - x0, y1 - y0
-    f = FLAG
 
     def hstripes(colours: list[BGR], weights: list[float] | None = None) -> None:
         weights = weights or [1.0] * len(colours)
@@ -56,6 +55,32 @@ def draw_flag(cv: Canvas, nationality: str, x0: float, y0: float, x1: float, y1:
         for i, col in enumerate(colours):
             cv.rect(x0 + w * i / len(colours), y0, x0 + w * (i + 1) / len(colours) + 0.05, y1, col)
 
+    # drawing may spill over the rectangle (thick diagonals): keep what lies around it
+    xa, ya = int(round(x0 * cv.scale)), int(round(y0 * cv.scale))
+    xb, yb = int(round(x1 * cv.scale)), int(round(y1 * cv.scale))
+    pad = int(math.ceil(0.3 * max(xb - xa, yb - ya))) + 2
+    H, W = cv.image.shape[:2]
+    ra, rb = max(ya - pad, 0), min(yb + pad, H)
+    ca, cb = max(xa - pad, 0), min(xb + pad, W)
+    before = cv.image[ra:rb, ca:cb].copy()
+    _draw_flag_unclipped(cv, nationality, x0, y0, x1, y1, hstripes, vstripes)
+    outside = np.ones(before.shape[:2], bool)
+    outside[max(ya - ra, 0) : max(yb - ra, 0), max(xa - ca, 0) : max(xb - ca, 0)] = False
+    cv.image[ra:rb, ca:cb][outside] = before[outside]
+
+
+def _draw_flag_unclipped(
+    cv: Canvas,
+    nationality: str,
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    hstripes: Any,
+    vstripes: Any,
+) -> None:
+    w, h = x1 - x0, y1 - y0
+    f = FLAG
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     if nationality == "africa":
         hstripes([f["africa_green"], f["africa_yellow"], f["africa_red"]])
@@ -358,18 +383,15 @@ def _geometry(layout: dict[str, Any]) -> _Geometry:
         raise ValueError(f"layout without positions: missing {exc}") from None
     d = float(np.median(dists)) if dists else 35.0
     # chair size from the typical spacing; a chair closer than usual to a neighbour shrinks
-    pts = list(chairs.values())
-    nearest = (
-        {
-            cid: _min_gap([p, *[q for k, q in chairs.items() if k != cid]], 2 * d)
-            for cid, p in chairs.items()
-        }
-        if len(pts) > 1
-        else {cid: 2 * d for cid in chairs}
-    )
-    side = min(0.7 * float(np.median(list(nearest.values()))), 0.75 * d) if nearest else d
+    nearest = {
+        cid: min(
+            (float(np.linalg.norm(p - q)) for k, q in chairs.items() if k != cid), default=2 * d
+        )
+        for cid, p in chairs.items()
+    }
+    side = min(0.7 * float(np.median(list(nearest.values()))), 0.6 * d) if nearest else d
     sides = {cid: min(side, 0.92 * nearest[cid]) for cid in chairs}
-    table_r = max(d - 0.6 * side, 0.4 * side)
+    table_r = max(d - 0.55 * side, 0.4 * side)
     stool_r = min(0.45 * _min_gap(stools, side), 0.5 * side)
     return _Geometry(tables, chairs, stools, side, sides, table_r, stool_r)
 
@@ -383,13 +405,17 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
     geo = _geometry(layout)
     tables, chairs, stools = geo.tables, geo.chairs, geo.stools
     side, table_r, stool_r = geo.chair_side, geo.table_radius, geo.stool_radius
-    pts = np.array(list(tables.values()) + list(chairs.values()) + stools)
-    lo = pts.min(axis=0) - (table_r + side)
-    hi = pts.max(axis=0) + (table_r + side)
-    marker_side_u = max(2.2 * side, 0.06 * float(max(hi - lo)))
-    margin = marker_side_u * 1.45
-    lo -= margin
-    hi += margin
+    # the drawn extent of tables, chairs and the bar, then a frame holding the corner markers
+    extents = [(p, table_r * 1.05) for p in tables.values()]
+    extents += [(p, side / 2) for p in chairs.values()]
+    extents += [(p, stool_r * 1.6) for p in stools]
+    lo = np.min([p - r for p, r in extents], axis=0)
+    hi = np.max([p + r for p, r in extents], axis=0)
+    marker_side_u = max(1.2 * side, 0.05 * float(max(hi - lo)))
+    frame = 0.3 * side
+    margin = frame + 0.5 * marker_side_u
+    lo = lo - margin
+    hi = hi + margin
     w_units, h_units = hi - lo
     width_px = int(math.ceil(w_units * px_per_unit))
     felt = hex_bgr("#2E6B4F")
@@ -398,24 +424,21 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
     def u(p: np.ndarray | tuple[float, float]) -> tuple[float, float]:
         return (float(p[0] - lo[0]), float(p[1] - lo[1]))
 
-    # floor: a parquet-like lattice of lighter diamonds
-    cv.rect(
-        side * 0.2,
-        side * 0.2,
-        w_units - side * 0.2,
-        h_units - side * 0.2,
-        hex_bgr("#E9D8B4"),
-        radius=side * 0.4,
-    )
+    # floor: a checked parquet inside a felt frame
+    cv.rect(0, 0, w_units, h_units, hex_bgr("#E9D8B4"))
     step = side * 1.2
     for j in range(int(h_units / step) + 1):
         for i in range(int(w_units / step) + 1):
             if (i + j) % 2 == 0:
-                x, y = (i + 0.5) * step, (j + 0.5) * step
-                if side < x < w_units - side and side < y < h_units - side:
-                    cv.rect(
-                        x - step / 2, y - step / 2, x + step / 2, y + step / 2, hex_bgr("#E2CFA6")
-                    )
+                cv.rect(i * step, j * step, (i + 1) * step, (j + 1) * step, hex_bgr("#E2CFA6"))
+    f2 = frame * 0.5
+    for x0, y0, x1, y1 in (
+        (0, 0, w_units, f2),
+        (0, h_units - f2, w_units, h_units),
+        (0, 0, f2, h_units),
+        (w_units - f2, 0, w_units, h_units),
+    ):
+        cv.rect(x0, y0, x1, y1, felt)
     # links from each chair to its tables, then the tables, then the chairs on top
     chair_fill, chair_edge = hex_bgr("#8D5A3B"), hex_bgr("#4E2F1C")
     for c in layout["chairs"]:
@@ -438,32 +461,6 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
             hex_bgr("#555555"),
             table_r * 0.03,
         )
-    # chair places (a tile's seat); shared chairs have an inner ring
-    for c in layout["chairs"]:
-        p = u(chairs[c["id"]])
-        s2 = geo.chair_sides[c["id"]] / 2
-        cv.rect(p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_fill, radius=side * 0.18)
-        cv.rect(
-            p[0] - s2 * 0.86,
-            p[1] - s2 * 0.86,
-            p[0] + s2 * 0.86,
-            p[1] + s2 * 0.86,
-            lighter(chair_fill, 0.25),
-            radius=side * 0.14,
-        )
-        cv.rect(
-            p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_edge, side * 0.04, radius=side * 0.18
-        )
-        if len(c["tables"]) > 1:  # a shared chair: two-tone rim
-            cv.rect(
-                p[0] - s2 * 0.7,
-                p[1] - s2 * 0.7,
-                p[0] + s2 * 0.7,
-                p[1] + s2 * 0.7,
-                hex_bgr("#F0E0C0"),
-                side * 0.04,
-                radius=side * 0.1,
-            )
     # the bar: a counter under the stools, each stool with its number and value
     values = layout.get("bar", {}).get("values", [])
     if stools:
@@ -490,11 +487,37 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
                     hex_bgr("#FFF59D"),
                     weight=0.16,
                 )
+    # chair places (a tile's seat); shared chairs have an inner ring
+    for c in layout["chairs"]:
+        p = u(chairs[c["id"]])
+        s2 = geo.chair_sides[c["id"]] / 2
+        cv.rect(p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_fill, radius=side * 0.18)
+        cv.rect(
+            p[0] - s2 * 0.86,
+            p[1] - s2 * 0.86,
+            p[0] + s2 * 0.86,
+            p[1] + s2 * 0.86,
+            lighter(chair_fill, 0.25),
+            radius=side * 0.14,
+        )
+        cv.rect(
+            p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_edge, side * 0.04, radius=side * 0.18
+        )
+        if len(c["tables"]) > 1:  # a shared chair: two-tone rim
+            cv.rect(
+                p[0] - s2 * 0.7,
+                p[1] - s2 * 0.7,
+                p[0] + s2 * 0.7,
+                p[1] + s2 * 0.7,
+                hex_bgr("#F0E0C0"),
+                side * 0.04,
+                radius=side * 0.1,
+            )
     # registration markers, one in each corner, ArUco ids 0..3 clockwise from top left
     image = cv.image
     scale = cv.scale
     mside = marker_side_u * scale
-    inset = (margin - marker_side_u) / 2 * scale
+    inset = (frame * 0.5 + marker_side_u / 6) * scale  # frame edge plus a quiet zone
     origins = {
         "top_left": (inset, inset),
         "top_right": (image.shape[1] - inset - mside, inset),

@@ -45,6 +45,7 @@ from datasets.art.pictograms import (
     dragon,
     hex_bgr,
     lighter,
+    mix,
     regular_polygon,
     sigma,
     star,
@@ -667,32 +668,42 @@ def draw_village(card: dict[str, Any], width_px: int) -> np.ndarray:
     return cv.image
 
 
+def _cracked_crown(cv: Canvas, c: Point, w: float, crack: BGR) -> None:
+    crown(cv, c, w, hex_bgr("#A89060"), hex_bgr("#444444"))
+    x, y = c
+    cv.poly(
+        [(x - 0.03 * w, y - 0.3 * w), (x + 0.07 * w, y - 0.1 * w), (x - 0.07 * w, y + 0.03 * w),
+         (x + 0.05 * w, y + 0.27 * w)],
+        crack, 0.035 * w, closed=False,
+    )  # fmt: skip
+
+
 def draw_penalty(card: dict[str, Any], width_px: int) -> np.ndarray:
-    """The face of a penalty card object: −n over a cracked crown, dark red."""
+    """The face of a penalty card object: −n in a seal over n cracked crowns, in a red that
+    darkens with the value."""
     w, h = DK_CARD_MM
     value = abs(_points(card))
-    red = hex_bgr("#5B1A1A")
+    red = mix(hex_bgr("#A83232"), hex_bgr("#2E0A0A"), min(1.0, max(0, value - 1) / 4))
     cv = Canvas(w, h, width_px, WHITE)
     m = 2.5
     cv.rect(m, m, w - m, h - m, red, radius=3.0)
-    cv.rect(m + 2.0, m + 2.0, w - m - 2.0, h - m - 2.0, hex_bgr("#8C2A2A"), 0.6, radius=2.0)
-    cv.text("PENALTY", (w / 2, m + 8.0), 3.6, hex_bgr("#FFCDD2"), weight=0.15)
-    crown(cv, (w / 2, h * 0.42), 30.0, hex_bgr("#9E8A5A"), hex_bgr("#444444"))
-    cv.poly(
-        [
-            (w / 2 - 1.0, h * 0.42 - 9.0),
-            (w / 2 + 2.0, h * 0.42 - 3.0),
-            (w / 2 - 2.0, h * 0.42 + 1.0),
-            (w / 2 + 1.5, h * 0.42 + 8.0),
-        ],
-        red,
-        0.9,
-        closed=False,
-    )
-    cv.text(f"-{value}", (w / 2, h * 0.72), 13.0, WHITE, weight=0.14)
-    for i in range(value):
-        cx = w / 2 + (i - (value - 1) / 2) * 6.0
-        cv.poly(regular_polygon((cx, h - m - 8.0), 2.0, 4), hex_bgr("#FFCDD2"))
+    cv.rect(m + 2.0, m + 2.0, w - m - 2.0, h - m - 2.0, hex_bgr("#E0B0B0"), 0.5, radius=2.0)
+    cv.text("PENALTY", (w / 2, m + 8.0), 3.8, hex_bgr("#FFE0E0"), weight=0.15)
+    seal = (w / 2, h * 0.36)
+    cv.circle(seal, 15.0, hex_bgr("#F5E6D0"))
+    cv.circle(seal, 15.0, hex_bgr("#1A0505"), 0.8)
+    cv.text(f"-{value}", seal, 13.0, red, weight=0.15, max_width=24.0)
+    # one cracked crown per point lost, in rows of up to three
+    n = max(1, min(value, 9))
+    per_row = min(n, 3)
+    rows = (n + per_row - 1) // per_row
+    size = 13.0 if rows == 1 else 10.0
+    for k in range(n):
+        r, c = divmod(k, per_row)
+        in_row = min(per_row, n - r * per_row)
+        cx = w / 2 + (c - (in_row - 1) / 2) * (size + 3.0)
+        cy = h * 0.68 + r * (size * 0.8)
+        _cracked_crown(cv, (cx, cy), size, red)
     return cv.image
 
 
