@@ -12,11 +12,13 @@ import argparse
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import engines.dice_king as dk
-from engines.api import random_step, sample_chance
+from engines.api import GameRules, random_step, sample_chance
 from engines.dice_king.advisor import advised_action
+
+RULES = cast(GameRules, dk)  # the module implements the engine API
 
 
 def play(seed: int, players: int, policy: str, checked: bool) -> int:
@@ -25,11 +27,11 @@ def play(seed: int, players: int, policy: str, checked: bool) -> int:
     steps = 0
 
     def at_random(position: Any) -> Any:
-        return random_step(dk, position, rng)
+        return random_step(RULES, position, rng)
 
     choose: Callable[[Any], Any] = advised_action if policy == "advisor" else at_random
     while not dk.is_over(state):
-        action = sample_chance(dk, state, rng) if dk.is_chance_node(state) else choose(state)
+        action = sample_chance(RULES, state, rng) if dk.is_chance_node(state) else choose(state)
         state = dk.apply(state, action)
         steps += 1
         if checked:

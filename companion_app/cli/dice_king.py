@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import argparse
 import random
-from typing import Any
+from typing import Any, cast
 
 import engines.dice_king as dk
 from companion_app.cli._common import print_json, print_lines, read_json_source
-from engines.api import sample_chance
+from engines.api import GameRules, sample_chance
 from engines.dice_king import advisor
 from engines.dice_king.catalogue import DICE, penalties
 from engines.dice_king.scoring import ranking, score_kingdom, winners
 
 ADVISE_HELP = __doc__
+
+RULES = cast(GameRules, dk)  # the module implements the engine API
 
 
 def advise(args: argparse.Namespace) -> int:
@@ -54,7 +56,7 @@ def _play_turn_lines(state: dk.State, rng: random.Random) -> tuple[dk.State, lis
             break
         started = True
         if dk.is_chance_node(state):
-            state = dk.apply(state, sample_chance(dk, state, rng))
+            state = dk.apply(state, sample_chance(RULES, state, rng))
             continue
         if state.phase is dk.Phase.ROLL:
             lines.append(f"  roll {state.rolls_done}: {' '.join(state.dice)}")
@@ -94,7 +96,7 @@ def demo(args: argparse.Namespace) -> int:
     rng = random.Random(seed)
     state = dk.new_game(names)
     while dk.is_chance_node(state) and state.phase is dk.Phase.SETUP:
-        state = dk.apply(state, sample_chance(dk, state, rng))
+        state = dk.apply(state, sample_chance(RULES, state, rng))
     lines = [f"Dice King demo (seed {seed}): {', '.join(names)}"]
     lines.append("row: " + " ".join(str(c) for c in state.row))
     turn = 0

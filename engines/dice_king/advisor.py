@@ -281,16 +281,27 @@ def advise(request: AdviceRequest) -> Advice:
         )
 
     keys = [key(i) for i in range(len(keeps))]
-    chosen = {max(range(len(keeps)), key=lambda i: keys[i])}
+
+    def overall(i: int) -> tuple[float, ...]:
+        return keys[i]
+
+    chosen = {max(range(len(keeps)), key=overall)}
     for j in range(len(cards)):
-        chosen.add(max(range(len(keeps)), key=lambda i, j=j: (chances[i, j], keys[i])))
-    ordered = sorted(chosen, key=lambda i: keys[i], reverse=True)
+
+        def for_card(i: int, j: int = j) -> tuple[float, tuple[float, ...]]:
+            return (float(chances[i, j]), keys[i])
+
+        chosen.add(max(range(len(keeps)), key=for_card))
+    ordered = sorted(chosen, key=overall, reverse=True)
 
     answer = []
     for i in ordered:
         if cards:
-            j = max(range(len(cards)), key=lambda j, i=i: (worth[i, j], chances[i, j]))
-            target = cards[j].id
+
+            def pays(j: int, i: int = i) -> tuple[float, float]:
+                return (float(worth[i, j]), float(chances[i, j]))
+
+            target = cards[max(range(len(cards)), key=pays)].id
         else:
             target = ""
         answer.append(

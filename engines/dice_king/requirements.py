@@ -47,12 +47,12 @@ def arrogant_elf(values: np.ndarray, length: int) -> np.ndarray:
 def grim_elf(values: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
     """DK-15: the multiset of values shown on the card (other dice free)."""
     need = np.bincount(np.asarray(wanted) - 1, minlength=6)
-    return (values >= need).all(axis=-1)
+    return np.asarray((values >= need).all(axis=-1))
 
 
 def crazy_dwarf(colours: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
     """DK-16: at least the shown number of dice of each shown colour (counts r, g, b)."""
-    return (colours >= np.asarray(wanted)).all(axis=-1)
+    return np.asarray((colours >= np.asarray(wanted)).all(axis=-1))
 
 
 def jolly_orc(values: np.ndarray, groups: tuple[int, ...]) -> np.ndarray:
@@ -62,22 +62,22 @@ def jolly_orc(values: np.ndarray, groups: tuple[int, ...]) -> np.ndarray:
     the counts sorted in decreasing order with the groups sorted in decreasing order.
     """
     ordered = -np.sort(-values, axis=-1)[..., : len(groups)]
-    return (ordered >= np.asarray(groups)).all(axis=-1)
+    return np.asarray((ordered >= np.asarray(groups)).all(axis=-1))
 
 
 def mushroom_goblin(colours: np.ndarray, count: int) -> np.ndarray:
     """DK-18: `count` dice of one colour, the colour chosen after the roll."""
-    return colours.max(axis=-1) >= count
+    return np.asarray(colours.max(axis=-1) >= count)
 
 
 def wizard_apprentice(colours: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
     """DK-19: dice of the colours shown (counts r, g, b)."""
-    return (colours >= np.asarray(wanted)).all(axis=-1)
+    return np.asarray((colours >= np.asarray(wanted)).all(axis=-1))
 
 
 def fairy(colours: np.ndarray, wanted: tuple[int, ...]) -> np.ndarray:
     """DK-20: dice of the colours shown (counts r, g, b)."""
-    return (colours >= np.asarray(wanted)).all(axis=-1)
+    return np.asarray((colours >= np.asarray(wanted)).all(axis=-1))
 
 
 def hypnotist(values: np.ndarray, max_sum: int) -> np.ndarray:
@@ -90,17 +90,17 @@ def dragon(values: np.ndarray, min_sum: int) -> np.ndarray:
     return (values.sum(axis=-1) == DICE) & ((values * _VALUE_WEIGHTS).sum(axis=-1) >= min_sum)
 
 
-REQUIREMENTS: dict[CardType, Callable[[np.ndarray, object], np.ndarray]] = {
+REQUIREMENTS: dict[CardType, Callable[..., np.ndarray]] = {
     CardType.RICH_SNOB: rich_snob,
-    CardType.ARROGANT_ELF: arrogant_elf,  # type: ignore[dict-item]
-    CardType.GRIM_ELF: grim_elf,  # type: ignore[dict-item]
-    CardType.CRAZY_DWARF: crazy_dwarf,  # type: ignore[dict-item]
-    CardType.JOLLY_ORC: jolly_orc,  # type: ignore[dict-item]
-    CardType.MUSHROOM_GOBLIN: mushroom_goblin,  # type: ignore[dict-item]
-    CardType.WIZARD_APPRENTICE: wizard_apprentice,  # type: ignore[dict-item]
-    CardType.FAIRY: fairy,  # type: ignore[dict-item]
-    CardType.HYPNOTIST: hypnotist,  # type: ignore[dict-item]
-    CardType.DRAGON: dragon,  # type: ignore[dict-item]
+    CardType.ARROGANT_ELF: arrogant_elf,
+    CardType.GRIM_ELF: grim_elf,
+    CardType.CRAZY_DWARF: crazy_dwarf,
+    CardType.JOLLY_ORC: jolly_orc,
+    CardType.MUSHROOM_GOBLIN: mushroom_goblin,
+    CardType.WIZARD_APPRENTICE: wizard_apprentice,
+    CardType.FAIRY: fairy,
+    CardType.HYPNOTIST: hypnotist,
+    CardType.DRAGON: dragon,
 }
 
 

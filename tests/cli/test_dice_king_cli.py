@@ -13,7 +13,7 @@ import pytest
 from companion_app.cli import main
 from companion_app.cli.dice_king import demo
 
-STATE = {
+STATE: dict[str, Any] = {
     "deck": "companion",
     "row": ["snob-1", "orc-3", "grim-elf-2", "dwarf-1", "dragon-1"],
     "dice": ["5r", "5g", "2b", "3r", "6g", "1b"],

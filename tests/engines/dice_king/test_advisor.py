@@ -11,6 +11,7 @@ import itertools
 from collections import Counter
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -95,7 +96,7 @@ def test_one_roll_rich_snob_is_two_in_sixty_four() -> None:
     assert start_probability(Requirement(CardType.RICH_SNOB), 1) == pytest.approx(2 / 64)
 
 
-STATE = {
+STATE: dict[str, Any] = {
     "deck": "companion",
     "row": ["snob-1", "orc-3", "grim-elf-2", "dwarf-1", "dragon-1"],
     "dice": ["5r", "5g", "2b", "3r", "6g", "1b"],

@@ -10,15 +10,17 @@ import random
 from collections import Counter
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import engines.dice_king as dk
-from engines.api import History, random_step, sample_chance
+from engines.api import GameRules, History, random_step, sample_chance
 from engines.dice_king.advisor import advised_action
+
+RULES = cast(GameRules, dk)
 
 
 @cache
@@ -92,13 +94,13 @@ def test_dk24_dk25_random_full_game_keeps_every_card_and_score(players: int, see
         if dk.is_over(state):
             break
         if dk.is_chance_node(state):
-            action = sample_chance(dk, state, rng)
+            action = sample_chance(RULES, state, rng)
         elif advised:
             action = advised_action(state)
         else:
-            action = random_step(dk, state, rng)
+            action = random_step(RULES, state, rng)
         assert dk.is_legal(state, action)
-        history = history.push(dk, action)
+        history = history.push(RULES, action)
         after = history.current
         assert history.undo().current == state
         data = json.loads(json.dumps(dk.state_to_json(after)))
@@ -124,6 +126,7 @@ def test_dk24_dk25_random_full_game_keeps_every_card_and_score(players: int, see
 def test_dk1_reading_parse_print_parse(value: int, colour: str) -> None:
     """DK-1: a reading printed and parsed again is the same reading."""
     action = dk.action_from_json({"type": "roll_die", "reading": f"{value}{colour}"})
+    assert isinstance(action, dk.RollDie)
     assert dk.action_from_json(json.loads(json.dumps(dk.action_to_json(action)))) == action
     assert action.reading == f"{value}{colour.lower()}"
 

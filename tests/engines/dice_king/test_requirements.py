@@ -13,6 +13,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,7 +87,7 @@ def ref_dragon(dice: tuple[int, ...], min_sum: int) -> bool:
     return sum(dice) >= min_sum
 
 
-REFERENCES: dict[CardType, Callable[[tuple, object], bool]] = {
+REFERENCES: dict[CardType, Callable[..., bool]] = {
     CardType.RICH_SNOB: ref_rich_snob,
     CardType.ARROGANT_ELF: ref_arrogant_elf,
     CardType.GRIM_ELF: ref_grim_elf,
@@ -124,6 +125,7 @@ def all_colour_rolls() -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
 def reference_over_all(requirement: Requirement) -> np.ndarray:
     reference = REFERENCES[requirement.type]
     arg = requirement.arg
+    keys: list[tuple[Any, ...]]
     if requirement.uses_colours:
         _, _, keys = all_colour_rolls()
     else:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 import engines.dice_king as dk
-from engines.api import History
+from engines.api import GameRules, History
 from engines.dice_king.rules import satisfied
 from engines.dice_king.scoring import ranking, score_kingdom, winners
+from engines.dice_king.state import Action
 from engines.errors import IllegalActionError, MalformedError
 from tests.engines.dice_king._helpers import (
     EVEN,
@@ -24,6 +25,7 @@ from tests.engines.dice_king._helpers import (
     rolled,
 )
 
+RULES = cast(GameRules, dk)
 ROW = ["snob-1", "dwarf-1", "orc-3", "hypnotist-3", "dragon-4"]
 
 
@@ -219,9 +221,12 @@ def test_dk14_arrogant_elf_on_top_gives_four_rolls() -> None:
 
 def test_dk14_elf_covered_by_a_penalty_gives_three_rolls_again() -> None:
     """DK-14: only while the elf is the top card."""
-    state = edit(
-        dealt(ROW), lambda d: (move(d, "arrogant-elf-2", "Ben"), move(d, "penalty-2", "Ben"))
-    )
+
+    def elf_then_penalty(d: dict[str, Any]) -> None:
+        move(d, "arrogant-elf-2", "Ben")
+        move(d, "penalty-2", "Ben")
+
+    state = edit(dealt(ROW), elf_then_penalty)
     state = dk.apply(rolled(state, EVEN), dk.Take("snob-1"))
     state = dk.apply(state, dk.Reveal("fairy-1"))
     assert state.player == "Ben" and state.rolls_allowed == 3
@@ -305,10 +310,12 @@ def _play_snob_turn(state: dk.State, reveal: str = "fairy-1") -> dk.State:
 
 def test_dk24_game_ends_when_the_last_village_of_a_stack_is_taken() -> None:
     """DK-24: taking the last city village ends the game after the turn (its refill included)."""
-    state = edit(
-        dealt(ROW),
-        lambda d: (move(d, "village-city-2", "Ben"), move(d, "village-city-3", "Ben")),
-    )
+
+    def two_city_villages_taken(d: dict[str, Any]) -> None:
+        move(d, "village-city-2", "Ben")
+        move(d, "village-city-3", "Ben")
+
+    state = edit(dealt(ROW), two_city_villages_taken)
     state = dk.apply(rolled(state, EVEN), dk.Take("snob-1"))
     assert "village-city-4" in state.kingdoms[0]
     assert not dk.is_over(state) and dk.is_chance_node(state)  # the turn finishes first
@@ -393,7 +400,8 @@ def test_state_repr_rebuilds_and_history_undo() -> None:
     """A state's repr is its JSON constructor; undo returns the previous value exactly."""
     state = rolled(dealt(ROW), EVEN)
     assert eval(repr(state), {"state_from_json": dk.state_from_json}) == state
-    history = History.start(state).push(dk, dk.Take("snob-1"))
+    history: History[dk.State, Any] = History.start(state)
+    history = history.push(RULES, dk.Take("snob-1"))
     assert history.undo().current == state
 
 
@@ -418,14 +426,15 @@ def test_state_from_json_names_the_bad_field(change: Any, fragment: str) -> None
 
 
 def test_actions_round_trip_and_bad_actions_are_named() -> None:
-    for action in [
+    actions: list[Action] = [
         dk.RollDie("5r"),
         dk.Reveal("snob-1"),
         dk.Reroll(("1r", "5g")),
         dk.Take("orc-3"),
         dk.TakePenalty(),
         dk.Give("dragon-1", "Ben"),
-    ]:
+    ]
+    for action in actions:
         assert dk.action_from_json(dk.action_to_json(action)) == action
     with pytest.raises(MalformedError, match="unknown action type"):
         dk.action_from_json({"type": "cheat"})
