@@ -19,7 +19,7 @@ import random
 from typing import Any, cast
 
 import engines.dice_king as dk
-from companion_app.cli._common import print_json, print_lines, read_json_source
+from companion_app.cli._common import UsageError, print_json, print_lines, read_json_source
 from engines.api import GameRules, sample_chance
 from engines.dice_king import advisor
 from engines.dice_king.catalogue import DICE, penalties
@@ -92,6 +92,8 @@ def demo(args: argparse.Namespace) -> int:
     seed = getattr(args, "seed", None)
     seed = 1 if seed is None else int(seed)
     count = getattr(args, "players", None) or 3
+    if not 2 <= int(count) <= 5:
+        raise UsageError(f"dice king is for 2-5 players, got --players {count}")
     names = ["Anna", "Ben", "Cleo", "Dan", "Eve"][: int(count)]
     rng = random.Random(seed)
     state = dk.new_game(names)

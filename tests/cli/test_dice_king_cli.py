@@ -133,3 +133,8 @@ def test_advise_text_says_when_a_village_comes_with_a_card(
     assert main(["advise", "dice-king", _write(tmp_path, state)]) == 0
     out = capsys.readouterr().out
     assert "snob-1 (3 pts + village)" in out and "dwarf-1 (1 pts)" in out
+
+
+def test_demo_refuses_a_player_count_outside_2_to_5(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--game", "dice-king", "--players", "7"]) == 2
+    assert "2-5 players" in capsys.readouterr().err
