@@ -37,7 +37,7 @@ from companion_app.viewmodels.history import HistoryViewModel
 from companion_app.viewmodels.home import HomeViewModel
 from companion_app.viewmodels.scoring import scoring_for
 from companion_app.viewmodels.session import GameSession
-from companion_app.viewmodels.settings import SettingsViewModel
+from companion_app.viewmodels.settings import SettingsViewModel, game_options
 from companion_app.viewmodels.table import TableViewModel
 from vision.frames import FrameSourceError, open_source
 
@@ -187,8 +187,8 @@ class TableCompanionApp(App):
         self.show("table")
 
     def _game_options(self, game: str) -> dict[str, Any]:
-        """Engine options from the settings (only those the engine's `new_game` accepts)."""
-        return {}
+        """Engine options from the settings (board layout and bar values, deck file)."""
+        return game_options(game, self.settings_vm.settings)
 
     def _use_session(self, session: GameSession) -> None:
         self.session = session

@@ -1,12 +1,171 @@
-"""The cafe international panel (placeholder until the engine's view lands): the generic panel."""
+"""Café International: the panel (scores, bar tally, hand limits, bag, best placements) and the
+scoring form (running points minus tiles left in hand, CI-22)."""
 
 from __future__ import annotations
 
-from companion_app.viewmodels.panel import GenericPanel
+from typing import Any
+
+from companion_app.i18n import Translator
+from companion_app.viewmodels.describe import describe_action
+from companion_app.viewmodels.panel import PanelLine, PanelSection, PanelViewModel
+from companion_app.viewmodels.scoring import BreakdownLine, ScoringViewModel
+from companion_app.viewmodels.session import GameSession
+from engines.cafe_international.advisor import advise, scored_to_json
+from engines.cafe_international.scoring import JOKER_PENALTY, TILE_PENALTY, ranking, winners
+
+GAME = "cafe-international"
+ADVICE_SHOWN = 4
 
 
-class CafePanel(GenericPanel):
-    """For now, the engine's public view as it is."""
+def _signed(number: int) -> str:
+    return f"+{number}" if number > 0 else str(number).replace("-", "−")
 
 
-__all__ = ["CafePanel"]
+class CafePanel(PanelViewModel):
+    """What a Café International player wants to see (see the rules' last section)."""
+
+    def __init__(self, session: GameSession, tr: Translator) -> None:
+        super().__init__(session, tr)
+        self._advice: tuple[Any, list[Any]] | None = None
+
+    def advice(self) -> list[Any]:
+        """The engine's scored actions for the player to move, best first (cached per state)."""
+        state = self.session.state
+        if self._advice is not None and self._advice[0] is state:
+            return self._advice[1]
+        value: list[Any] = []
+        if not self.session.is_over and not self.session.is_chance_node:
+            try:
+                value = advise(state)
+            except ValueError:
+                value = []
+        self._advice = (state, value)
+        return value
+
+    def rank_actions(self, actions: list[Any]) -> list[Any]:
+        """Legal actions in the advisor's order (most points first)."""
+        order = {scored.action: i for i, scored in enumerate(self.advice())}
+        return sorted(actions, key=lambda action: order.get(action, len(order)))
+
+    def game_sections(self) -> list[PanelSection]:
+        t = self.tr.t
+        view = self.session.view
+        bar = view.get("bar", {})
+        next_value = bar.get("next_value")
+        bar_lines = (
+            PanelLine(t("ci.stools_taken"), f"{bar.get('taken', 0)} / 20"),
+            PanelLine(t("ci.bar_points"), _signed(int(bar.get("points_given", 0)))),
+            PanelLine(
+                t("ci.next_stool", stool=bar.get("next_stool") or "—"),
+                "—" if next_value is None else _signed(int(next_value)),
+                "warn" if (next_value or 0) < 0 else "good",
+            ),
+        )
+        hand_lines = []
+        for player in view.get("players", []):
+            name = player.get("name", "")
+            hand = player.get("hand", [])
+            tone = "focus" if name == self.session.player_to_act else "plain"
+            hand_lines.append(
+                PanelLine(
+                    name,
+                    t("ci.hand_value", held=len(hand), limit=player.get("hand_limit", 0)),
+                    tone,
+                )
+            )
+        table_lines = (
+            PanelLine(t("ci.bag"), str(view.get("bag", ""))),
+            PanelLine(t("ci.seated"), str(len(view.get("seated", {})))),
+        )
+        sections = [
+            PanelSection(t("ci.bar"), bar_lines),
+            PanelSection(t("ci.hands"), tuple(hand_lines)),
+            PanelSection(t("ci.board"), table_lines),
+        ]
+        advice = self.advice()
+        if advice:
+            lines = []
+            for rank, scored in enumerate(advice[:ADVICE_SHOWN]):
+                entry = scored_to_json(self.session.state, scored)
+                value = _signed(scored.points)
+                if scored.hand_limit_change:
+                    value += " · " + t("ci.hand_change", change=_signed(scored.hand_limit_change))
+                lines.append(
+                    PanelLine(
+                        describe_action(self.tr, GAME, entry),
+                        value,
+                        "good" if rank == 0 else "plain",
+                    )
+                )
+            sections.insert(0, PanelSection(t("ci.best", count=len(advice)), tuple(lines)))
+        return sections
+
+
+class CafeScoring(ScoringViewModel):
+    """One row per player: running points, ordinary tiles and jokers left in hand (CI-22)."""
+
+    game = GAME
+
+    def columns(self) -> list[str]:
+        return ["points", "tiles", "jokers"]
+
+    def totals(self) -> dict[str, int]:
+        """CI-22: running points − 5 per tile − 10 per joker left in hand."""
+        return {
+            p: self.count(p, "points")
+            - TILE_PENALTY * self.count(p, "tiles")
+            - JOKER_PENALTY * self.count(p, "jokers")
+            for p in self.players
+        }
+
+    def result(self) -> dict[str, Any]:
+        totals = self.totals()
+        players = {
+            p: {
+                "total": totals[p],
+                "points": self.count(p, "points"),
+                "penalty": totals[p] - self.count(p, "points"),
+            }
+            for p in self.players
+        }
+        return {
+            "game": GAME,
+            "players": players,
+            "ranking": ranking(totals),
+            "winners": winners(totals),
+        }
+
+    def breakdown(self) -> list[BreakdownLine]:
+        t = self.tr.t
+        lines: list[BreakdownLine] = []
+        for p in self.players:
+            lines.append(BreakdownLine(p, "CI-18", t("ci.line.points"), self.count(p, "points")))
+            tiles, jokers = self.count(p, "tiles"), self.count(p, "jokers")
+            if tiles:
+                lines.append(
+                    BreakdownLine(
+                        p, "CI-22", t("ci.line.tiles", count=tiles), -TILE_PENALTY * tiles
+                    )
+                )
+            if jokers:
+                lines.append(
+                    BreakdownLine(
+                        p, "CI-22", t("ci.line.jokers", count=jokers), -JOKER_PENALTY * jokers
+                    )
+                )
+        return lines
+
+    def fill_from_state(self, session: Any) -> None:
+        state = session.state
+        self.clear()
+        for name, points, hand in zip(state.players, state.points, state.hands, strict=True):
+            if name in self.players:
+                jokers = sum(1 for tile in hand if tile.startswith("joker/"))
+                self.set_count(name, "points", points)
+                self.set_count(name, "tiles", len(hand) - jokers)
+                self.set_count(name, "jokers", jokers)
+
+
+SCORING = CafeScoring
+
+__all__ = ["SCORING", "CafePanel", "CafeScoring"]

@@ -20,13 +20,34 @@ def action_kind(data: dict[str, Any]) -> str:
     return str(next((data[key] for key in _KIND_KEYS if key in data), "?"))
 
 
+_GENDERS = {"w": "♀", "m": "♂"}
+
+
+def _piece(tr: Translator, value: str) -> str:
+    key = f"piece.{value}"
+    return tr.t(key) if tr.has(key) else value
+
+
+def describe_tile(tr: Translator, tile: str) -> str:
+    """A Café tile id as text: ``italy/w`` → ``Italy ♀``, ``joker/m@italy`` → ``joker ♂ → Italy``
+    (nationality and gender sign, and a seated joker's declared nationality).
+    """
+    base, _, declared = tile.partition("@")
+    nationality, _, gender = base.partition("/")
+    text = f"{_piece(tr, nationality)} {_GENDERS.get(gender, gender)}".strip()
+    return f"{text} → {_piece(tr, declared)}" if declared else text
+
+
 def describe_value(tr: Translator, value: Any) -> str:
     """A field value as text: piece ids translated, lists and dicts spelled out."""
     if isinstance(value, str):
-        key = f"piece.{value}"
-        return tr.t(key) if tr.has(key) else value
+        if "/" in value and not value.startswith(("/", ".")):
+            return describe_tile(tr, value)
+        return _piece(tr, value)
     if isinstance(value, list | tuple):
         return ", ".join(describe_value(tr, item) for item in value)
+    if isinstance(value, dict) and "tile" in value and "chair" in value:
+        return f"{describe_value(tr, value['tile'])} → {value['chair']}"
     if isinstance(value, dict):
         return ", ".join(
             f"{describe_value(tr, k)} {describe_value(tr, v)}" for k, v in value.items()
@@ -52,4 +73,4 @@ def game_name(tr: Translator, game: str) -> str:
     return tr.t(f"game.{game}")
 
 
-__all__ = ["action_kind", "describe_action", "describe_value", "game_name"]
+__all__ = ["action_kind", "describe_action", "describe_tile", "describe_value", "game_name"]

@@ -69,6 +69,17 @@ def _first_parameter(rules: ModuleType) -> tuple[str, bool] | None:
     return name, wants_index
 
 
+def _json_safe(value: Any) -> Any:
+    """`value` if it is plain JSON, else a short name for it (e.g. a board layout's name)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    return str(getattr(value, "name", None) or type(value).__name__)
+
+
 def _lookup(view: dict[str, Any], keys: Sequence[str]) -> Any:
     return next((view[key] for key in keys if key in view), None)
 
@@ -210,7 +221,7 @@ class GameSession:
             "id": self.game_id,
             "game": self.game,
             "players": [player.to_json() for player in self.players],
-            "options": self.options,
+            "options": {key: _json_safe(value) for key, value in self.options.items()},
             "seed": self.seed,
             "created": self.created,
             "finished": self.is_over,

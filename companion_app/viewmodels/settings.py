@@ -16,7 +16,7 @@ from companion_app.i18n import LANGUAGES
 
 SOURCE_KINDS = ("camera", "video", "folder")
 # CI-5: the two readings of the bar's stools 11–20 (the engine's data files hold the numbers).
-BAR_VALUES = ("default", "long")
+BAR_VALUES = ("default", "alternative")
 MAX_CAMERA_INDEX = 9
 
 
@@ -88,6 +88,24 @@ def validated(settings: Settings, name: str, value: Any) -> Settings:
     return replace(settings, **{name: value})
 
 
+def game_options(game: str, settings: Settings) -> dict[str, Any]:
+    """The engine's `new_game` options that the settings decide (board layout, bar, deck).
+
+    Raises:
+        ValueError: the layout or deck file cannot be read or is not valid (engine's message).
+    """
+    if game == "cafe-international":
+        from engines.cafe_international import layout_from_json, reference_layout
+
+        if settings.layout in ("", "reference"):
+            return {"layout": reference_layout(settings.bar_values)}
+        data = storage.read_json(Path(settings.layout).expanduser())
+        return {"layout": layout_from_json(data, bar=settings.bar_values)}
+    if game == "dice-king" and settings.deck not in ("", "companion"):
+        return {"deck": settings.deck}
+    return {}
+
+
 class SettingsViewModel:
     """Holds the settings, validates edits, saves them atomically after every change."""
 
@@ -137,4 +155,11 @@ class SettingsViewModel:
         return None
 
 
-__all__ = ["BAR_VALUES", "SOURCE_KINDS", "Settings", "SettingsViewModel", "validated"]
+__all__ = [
+    "BAR_VALUES",
+    "SOURCE_KINDS",
+    "Settings",
+    "SettingsViewModel",
+    "game_options",
+    "validated",
+]

@@ -61,7 +61,8 @@ class TableViewModel:
         if session.is_over:
             return t("table.prompt.over")
         if session.is_chance_node:
-            return t("table.prompt.chance")
+            key = f"table.prompt.chance.{session.game}"
+            return t(key) if self.tr.has(key) else t("table.prompt.chance")
         player = session.player_to_act
         return t("table.prompt.player", name=player) if player else t("table.prompt.action")
 
