@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -26,7 +26,7 @@ class GameRules(Protocol):
     NAME: str  # the contract name, e.g. "kings-breakfast"
     TOTAL_PIECES: int  # every piece of the game, for conservation checks
 
-    def new_game(self, players: Sequence[str], **options: Any) -> Any: ...
+    new_game: Callable[..., Any]  # new_game(players, *, game-specific options) -> state
     def legal_actions(self, state: Any) -> list[Any]: ...
     def is_legal(self, state: Any, action: Any) -> bool: ...
     def apply(self, state: Any, action: Any) -> Any: ...
