@@ -418,6 +418,7 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
     hi = hi + margin
     w_units, h_units = hi - lo
     width_px = int(math.ceil(w_units * px_per_unit))
+    w_units = width_px / px_per_unit  # so that the drawing scale is exactly px_per_unit
     felt = hex_bgr("#2E6B4F")
     cv = Canvas(float(w_units), float(h_units), width_px, felt)
 

@@ -1,0 +1,196 @@
+"""The Café board and its markers, dice styles and faces, foreign pieces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import datasets.art as art
+from datasets.art import dice
+from datasets.art.cafe_international import MARKER_NAMES, load_layout
+
+ROOT = Path(__file__).resolve().parents[3]
+PLACEHOLDER = ROOT / "datasets" / "art" / "placeholder_layout.json"
+
+
+def _layouts() -> list[dict]:
+    return [load_layout(PLACEHOLDER), art.default_layout()]
+
+
+# -- board --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("which", [0, 1])
+def test_board_markers_are_where_they_are_said_to_be(which: int) -> None:
+    """Each marker's returned corners bound its black square: black inside, white outside."""
+    b = art.board(_layouts()[which], 1.5)
+    grey = cv2.cvtColor(b.image, cv2.COLOR_BGR2GRAY)
+    assert set(b.markers) == set(MARKER_NAMES)
+    for name, corners in b.markers.items():
+        assert corners.shape == (4, 2) and corners.dtype == np.float32
+        centre = corners.mean(axis=0)
+        for corner in corners:
+            inward = corner + np.sign(centre - corner) * 1.0
+            outward = corner - np.sign(centre - corner) * 1.0
+            assert grey[int(round(inward[1])), int(round(inward[0]))] < 60, name
+            assert grey[int(round(outward[1])), int(round(outward[0]))] > 200, name
+
+
+def test_board_markers_are_found_by_opencv_aruco_with_their_ids() -> None:
+    b = art.board(art.default_layout(), 1.2)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = detector.detectMarkers(b.image)
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        name = MARKER_NAMES[int(i)]
+        assert b.marker_ids[name] == int(i)
+        np.testing.assert_allclose(c[0], b.markers[name], atol=1.5)
+
+
+def test_board_unit_to_px_maps_tables_chairs_and_stools_onto_their_drawings() -> None:
+    """CI-3, CI-4: every table, chair and stool of the layout is drawn where the matrix says."""
+    layout = art.default_layout()
+    b = art.board(layout, 1.0)
+    m = b.unit_to_px
+    assert m.shape == (3, 3) and m.dtype == np.float64
+    floor = {(0xB4, 0xD8, 0xE9), (0xA6, 0xCF, 0xE2)}
+
+    def pixel(p: list[float]) -> tuple[int, int, int]:
+        x, y, _ = m @ np.array([p[0], p[1], 1.0])
+        return tuple(int(v) for v in b.image[int(round(y)), int(round(x))])  # type: ignore[return-value]
+
+    for chair in layout["chairs"]:
+        assert pixel(chair["center"]) not in floor, chair["id"]
+    for stool in layout["bar"]["stools"]:
+        b_, g, r = pixel(stool)
+        assert r > 150 and g < 120, stool  # a red stool
+    # a table centre shows its flag: not the floor, not the white table top
+    for table in layout["tables"]:
+        assert pixel(table["center"]) not in floor | {(0xEE, 0xF6, 0xFA)}, table["id"]
+
+
+def test_board_scales_with_px_per_unit_and_rejects_bad_input() -> None:
+    layout = load_layout(PLACEHOLDER)
+    small, big = art.board(layout, 1.0), art.board(layout, 2.0)
+    assert abs(big.image.shape[1] - 2 * small.image.shape[1]) <= 2
+    np.testing.assert_allclose(big.unit_to_px[:2, :2], 2 * small.unit_to_px[:2, :2])
+    with pytest.raises(ValueError, match="px_per_unit"):
+        art.board(layout, 0.0)
+    with pytest.raises(ValueError, match="layout without positions"):
+        art.board({"tables": [{"id": "T1", "nationality": "italy"}], "chairs": []}, 1.0)
+
+
+def test_board_is_deterministic() -> None:
+    layout = load_layout(PLACEHOLDER)
+    assert art.board(layout, 1.0).image.tobytes() == art.board(layout, 1.0).image.tobytes()
+
+
+# -- dice ---------------------------------------------------------------------------------------
+def test_pip_layout_has_value_pips_inside_the_unit_square() -> None:
+    for v in range(1, 7):
+        pts = art.pip_layout(v)
+        assert len(pts) == v and len(set(pts)) == v
+        assert all(0 < x < 1 and 0 < y < 1 for x, y in pts)
+    with pytest.raises(ValueError, match="unknown die value 7"):
+        art.pip_layout(7)
+
+
+def _count_pips(face: np.ndarray, pip: tuple[int, int, int]) -> int:
+    distance = np.abs(face.astype(int) - np.array(pip)).sum(axis=2)
+    mask = (distance < 90).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    return int((stats[1:, cv2.CC_STAT_AREA] > 8).sum())
+
+
+def test_die_face_shows_value_pips() -> None:
+    style = dice.DieStyle(body_bgr=(245, 245, 245), pip_bgr=(20, 20, 20), corner_radius=0.1)
+    for v in range(1, 7):
+        face = art.die_face(v, style, 64)
+        assert face.shape == (64, 64, 3) and face.dtype == np.uint8
+        assert _count_pips(face, (20, 20, 20)) == v
+
+
+def test_dice_king_dice_follow_the_data_file() -> None:
+    """DK-1: each die has two red, two green and two blue faces; colours as in the data."""
+    path = ROOT / "engines" / "dice_king" / "data" / "companion_dice.json"
+    data = json.loads(path.read_text()) if path.is_file() else None
+    for i in range(6):
+        style = art.dice_king_style(i)
+        colours = [style.colour_of(v) for v in range(1, 7)]
+        assert sorted(colours) == ["b", "b", "g", "g", "r", "r"]
+        if data is not None:
+            assert colours == [data[i][str(v)] for v in range(1, 7)]
+        assert style.wood
+        face = art.die_face(5, style, 64)
+        pip = style.pip_colour(5)
+        assert _count_pips(face, pip) == 5
+    with pytest.raises(ValueError):
+        art.dice_king_style(6)
+
+
+def test_random_die_styles_are_seeded_and_varied() -> None:
+    a = [art.random_die_style(np.random.default_rng(7)) for _ in range(2)]
+    assert a[0] == a[1]
+    rng = np.random.default_rng(0)
+    styles = [art.random_die_style(rng) for _ in range(200)]
+    assert {s.pip_shape for s in styles} == {"round", "square", "engraved"}
+    assert any(s.translucent for s in styles) and any(s.marbled for s in styles)
+    assert any(s.corner_radius == 0 for s in styles) and any(s.corner_radius > 0.1 for s in styles)
+    assert len({s.family for s in styles}) >= 12
+    assert all(s.colour_of(1) is None for s in styles)
+
+
+def test_eval_dice_use_colour_families_never_made_for_train() -> None:
+    rng = np.random.default_rng(1)
+    train = [art.random_die_style(rng, "train") for _ in range(300)]
+    evals = [art.random_die_style(rng, "eval") for _ in range(300)]
+
+    def families(styles: list[dice.DieStyle]) -> set[str]:
+        names: set[str] = set()
+        for s in styles:
+            names |= set(s.family.removeprefix("marbled_").split("_")) - {"translucent"}
+        return names
+
+    assert not families(train) & families(evals)
+    with pytest.raises(ValueError, match="unknown split 'test'"):
+        art.random_die_style(rng, "test")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_random_die_face_renders(seed: int) -> None:
+    style = art.random_die_style(np.random.default_rng(seed), "eval" if seed % 2 else "train")
+    faces = [art.die_face(v, style, 40) for v in range(1, 7)]
+    assert all(f.shape == (40, 40, 3) for f in faces)
+    assert len({f.tobytes() for f in faces}) == 6
+    assert art.die_face(3, style, 40).tobytes() == faces[2].tobytes()
+
+
+# -- foreign pieces -----------------------------------------------------------------------------
+@pytest.mark.parametrize(("kind", "aspect"), [("card", 1.4), ("tile", 1.0), ("tile", 0.5)])
+def test_foreign_faces_have_the_asked_size_and_vary_with_the_rng(kind: str, aspect: float) -> None:
+    rng = np.random.default_rng(3)
+    faces = [art.foreign_face(kind, rng, 90, aspect) for _ in range(12)]
+    assert all(f.shape == (round(90 * aspect), 90, 3) and f.dtype == np.uint8 for f in faces)
+    means = np.array([f.reshape(-1, 3).mean(axis=0) for f in faces])
+    assert means.std(axis=0).mean() > 10  # colours vary
+    assert len({f.tobytes() for f in faces}) == 12
+
+
+def test_foreign_faces_are_seeded() -> None:
+    a = art.foreign_face("card", np.random.default_rng(5), 64, 1.5)
+    b = art.foreign_face("card", np.random.default_rng(5), 64, 1.5)
+    assert a.tobytes() == b.tobytes()
+    with pytest.raises(ValueError, match="unknown foreign kind 'coin'"):
+        art.foreign_face("coin", np.random.default_rng(0), 64, 1.0)
+
+
+def test_foreign_faces_do_not_look_like_our_cards() -> None:
+    """Foreign art is not ours: no foreign card is a near copy of a companion face."""
+    ours = [art.face(i, 48) for i in art.identities("kings-breakfast")]
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        f = art.foreign_face("card", rng, 48, 89 / 57)
+        for o in ours:
+            assert np.abs(f.astype(int) - o.astype(int)).mean() > 10
