@@ -180,8 +180,8 @@ def draw_layout(layout: Layout, *, width_px: int = 1400) -> np.ndarray:
     font = max(0.35, 0.45 * unit)
     # links first, so that tables and chairs sit on top of them
     for chair_index, point in enumerate(chairs):
-        for table in layout.chair_tables[chair_index]:
-            cv2.line(image, px(point), px(tables[table]), LINK, max(1, int(2 * unit)), cv2.LINE_AA)
+        for owner in layout.chair_tables[chair_index]:
+            cv2.line(image, px(point), px(tables[owner]), LINK, max(1, int(2 * unit)), cv2.LINE_AA)
     # the bar counter
     if stools:
         sx = [px(p)[0] for p in stools]
@@ -215,7 +215,7 @@ def draw_layout(layout: Layout, *, width_px: int = 1400) -> np.ndarray:
             spot = (centre[0] + (away if dx > 0 else -away), centre[1])
         _text(image, str(number), spot, 0.7 * font, _bgr(70, 40, 20), 1)
     # tables
-    for table_index, (table, point) in enumerate(zip(layout.tables, tables, strict=True)):
+    for table, point in zip(layout.tables, tables, strict=True):
         centre = px(point)
         _striped_circle(image, centre, table_radius, table.nationality)
         name = DISPLAY_NAMES[table.nationality]
@@ -229,7 +229,6 @@ def draw_layout(layout: Layout, *, width_px: int = 1400) -> np.ndarray:
             1,
             box=_bgr(255, 255, 225),
         )
-        _ = table_index
     # chairs
     for chair_index, (chair, point) in enumerate(zip(layout.chairs, chairs, strict=True)):
         centre = px(point)

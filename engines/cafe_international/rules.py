@@ -240,7 +240,7 @@ def _seat_candidates(state: State) -> list[ScoredAction]:
     found: dict[frozenset, ScoredAction] = {}
 
     def offer(first: _Option, second: _Option | None, points: int, completed: int) -> None:
-        placements = (_placement(layout, first),)
+        placements: tuple[Placement, ...] = (_placement(layout, first),)
         if second is not None:
             placements += (_placement(layout, second),)
         key = frozenset(placements)
