@@ -197,17 +197,17 @@ def test_dk12_refill_shifts_right_and_turns_up_at_the_left() -> None:
 
 def test_dk14_arrogant_elf_on_top_gives_four_rolls() -> None:
     """DK-14: while an arrogant elf tops the player's pile they may roll 4 times."""
-    row = ["arrogant-elf-1", "dwarf-1", "orc-3", "hypnotist-3", "dragon-4"]
+    row = ["elf-1", "dwarf-1", "orc-3", "hypnotist-3", "dragon-4"]
     state = dk.apply(
-        rolled(dealt(row), ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("arrogant-elf-1")
+        rolled(dealt(row), ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("elf-1")
     )
-    assert state.kingdoms[0] == ("village-city-2", "arrogant-elf-1")
+    assert state.kingdoms[0] == ("village-city-2", "elf-1")
     state = dk.apply(state, dk.Reveal("fairy-1"))  # Ben's turn
     assert state.rolls_allowed == 3
     # Ben's own elf on top of his pile gives him four rolls
     state = dealt(row)
-    state = edit(state, lambda d: move(d, "arrogant-elf-2", "Ben"))
-    state = dk.apply(rolled(state, ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("arrogant-elf-1"))
+    state = edit(state, lambda d: move(d, "elf-2", "Ben"))
+    state = dk.apply(rolled(state, ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("elf-1"))
     state = dk.apply(state, dk.Reveal("fairy-1"))
     assert state.player == "Ben" and state.rolls_allowed == 4
     for _ in range(3):
@@ -223,7 +223,7 @@ def test_dk14_elf_covered_by_a_penalty_gives_three_rolls_again() -> None:
     """DK-14: only while the elf is the top card."""
 
     def elf_then_penalty(d: dict[str, Any]) -> None:
-        move(d, "arrogant-elf-2", "Ben")
+        move(d, "elf-2", "Ben")
         move(d, "penalty-2", "Ben")
 
     state = edit(dealt(ROW), elf_then_penalty)
