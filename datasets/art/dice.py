@@ -69,6 +69,7 @@ class DieStyle:
         wood: a wooden body with grain (seeded by `marble_seed`).
         family: a short name of the colour family (``white``, ``translucent_red`` …).
         split: ``train`` or ``eval``: the split whose colour families it belongs to.
+        size_mm: the cube's edge length in millimetres (generic dice 12–20, Dice King 16).
     """
 
     body_bgr: BGR
@@ -86,6 +87,7 @@ class DieStyle:
     wood: bool = False
     family: str = "white"
     split: str = "train"
+    size_mm: float = 16.0
 
     def colour_of(self, value: int) -> str | None:
         """The game colour (``r``/``g``/``b``) of face `value`, or None for a generic die."""
@@ -207,6 +209,7 @@ def random_die_style(rng: np.random.Generator, split: str = "train") -> DieStyle
         marble_seed=int(rng.integers(0, 2**31 - 1)),
         family=family,
         split=split,
+        size_mm=float(rng.choice([12.0, 14.0, 16.0, 16.0, 18.0, 20.0])),
     )
 
 
@@ -249,6 +252,7 @@ def dice_king_style(die_index: int) -> DieStyle:
         marble_seed=1000 + die_index,
         family="dice_king_wood",
         split="train",
+        size_mm=16.0,
     )
 
 

@@ -68,6 +68,14 @@ TYPE_NAMES: dict[str, tuple[str, ...]] = {
     "dragon": ("DRAGON",),
 }
 
+EFFECTS: dict[str, str] = {
+    "arrogant_elf": "ON TOP OF YOUR PILE: ROLL 4 TIMES",
+    "wizard_apprentice": "TAKE ANOTHER TURN",
+    "fairy": "YOUR FAIRIES SCORE 1+2+3...",
+    "hypnotist": "ALSO TAKE THE CARD TO ITS RIGHT",
+    "dragon": "GIVE IT TO ANOTHER PLAYER",
+}  # rules DK-14, DK-19, DK-20, DK-21, DK-22
+
 _DATA_DIR = Path(__file__).resolve().parents[2] / "engines" / "dice_king" / "data"
 _SAMPLE = Path(__file__).with_name("sample_deck.json")
 
@@ -570,6 +578,11 @@ def draw_inhabitant(card: dict[str, Any], width_px: int) -> np.ndarray:
     cv.circle(pic_c, 17.5, lighter(colour, 0.7))
     cv.circle(pic_c, 17.5, lighter(colour, 0.2), 0.5)
     PICTOGRAMS.get(str(card.get("type")), _snob)(cv, pic_c, 33.0)
+    effect = EFFECTS.get(str(card.get("type")))
+    if effect:
+        ey = pic_c[1] + 15.5
+        cv.rect(x0 + 3.0, ey - 2.4, x1 - 3.0, ey + 2.4, darker(colour, 0.35), radius=1.2)
+        cv.text(effect, ((x0 + x1) / 2, ey), 2.0, WHITE, weight=0.14, max_width=x1 - x0 - 8.0)
     # the requirement box
     ry0 = band_y1 + 41.0
     cv.rect(x0 + 2.0, ry0, x1 - 2.0, y1 - 2.0, WHITE, radius=2.0)
@@ -611,15 +624,27 @@ def _building(cv: Canvas, location: str, c: Point, s: float, colour: BGR) -> Non
         cv.rect(x - 0.22 * s, y - 0.36 * s, x + 0.22 * s, y - 0.3 * s, hex_bgr("#8D6E63"))
         cv.rect(x - 0.22 * s, y - 0.36 * s, x - 0.16 * s, y, hex_bgr("#8D6E63"))
         cv.rect(x + 0.16 * s, y - 0.36 * s, x + 0.22 * s, y, hex_bgr("#8D6E63"))
-    elif location == "workshop":  # a gear
-        cy = y - 0.42 * s
-        teeth = []
-        for i in range(24):
-            r = 0.38 * s if (i // 2) % 2 == 0 else 0.3 * s
-            a = 2 * math.pi * (i - 0.5 * (i % 2)) / 24
-            teeth.append((x + r * math.cos(a), cy + r * math.sin(a)))
-        cv.poly(teeth, hex_bgr("#B0BEC5"))
-        cv.circle((x, cy), 0.12 * s, dark)
+    elif location == "workshop":  # a timbered workshop with a gear sign and a chimney
+        cv.rect(x + 0.16 * s, y - 0.86 * s, x + 0.28 * s, y - 0.5 * s, hex_bgr("#8D6E63"))
+        cv.rect(x - 0.36 * s, y - 0.5 * s, x + 0.36 * s, y, hex_bgr("#D7B98E"))
+        cv.poly(
+            [(x - 0.44 * s, y - 0.48 * s), (x, y - 0.82 * s), (x + 0.44 * s, y - 0.48 * s)],
+            hex_bgr("#8D3B2A"),
+        )
+        gear_c = (x, y - 0.62 * s)
+        for k in range(8):
+            a = math.pi * k / 4
+            cv.line(
+                gear_c,
+                (gear_c[0] + 0.1 * s * math.cos(a), gear_c[1] + 0.1 * s * math.sin(a)),
+                hex_bgr("#546E7A"),
+                0.05 * s,
+            )
+        cv.circle(gear_c, 0.075 * s, hex_bgr("#78909C"))
+        cv.circle(gear_c, 0.03 * s, hex_bgr("#37474F"))
+        cv.rect(x - 0.11 * s, y - 0.3 * s, x + 0.11 * s, y, dark)
+        cv.rect(x - 0.3 * s, y - 0.36 * s, x - 0.17 * s, y - 0.22 * s, hex_bgr("#FFF3C4"))
+        cv.rect(x + 0.17 * s, y - 0.36 * s, x + 0.3 * s, y - 0.22 * s, hex_bgr("#FFF3C4"))
     elif location == "orc_village":  # a round hut with a thatched cone roof
         cv.rect(x - 0.3 * s, y - 0.4 * s, x + 0.3 * s, y, hex_bgr("#A1887F"))
         cv.poly(
@@ -657,13 +682,13 @@ def draw_village(card: dict[str, Any], width_px: int) -> np.ndarray:
     )
     _badge(cv, (m + 8.0, m + 8.0), 5.8, str(value), darker(colour, 0.35))
     # ground and buildings
-    ground_y = h - m - 17.0
+    ground_y = h - m - 22.0
     cv.rect(m + 2.0, ground_y, w - m - 2.0, h - m - 9.0, lighter(colour, 0.45))
     n = max(1, min(value, 6))
-    s = min(24.0, (w - 2 * m - 8.0) / n * 1.25)
+    s = min(34.0, (w - 2 * m - 8.0) / n * 1.8)
     for i in range(n):
         bx = m + 4.0 + (w - 2 * m - 8.0) * (i + 0.5) / n
-        _building(cv, location, (bx, ground_y + (2.0 if i % 2 else 0.0)), s, colour)
+        _building(cv, location, (bx, ground_y + (3.0 if i % 2 else 0.0)), s, colour)
     cv.text("VILLAGE", (w / 2, h - m - 4.5), 3.0, WHITE, weight=0.15)
     return cv.image
 
@@ -697,11 +722,11 @@ def draw_penalty(card: dict[str, Any], width_px: int) -> np.ndarray:
     n = max(1, min(value, 9))
     per_row = min(n, 3)
     rows = (n + per_row - 1) // per_row
-    size = 13.0 if rows == 1 else 10.0
+    size = 15.0 if rows == 1 else 11.0
     for k in range(n):
         r, c = divmod(k, per_row)
         in_row = min(per_row, n - r * per_row)
-        cx = w / 2 + (c - (in_row - 1) / 2) * (size + 3.0)
+        cx = w / 2 + (c - (in_row - 1) / 2) * (size + 2.0)
         cy = h * 0.68 + r * (size * 0.8)
         _cracked_crown(cv, (cx, cy), size, red)
     return cv.image

@@ -32,24 +32,41 @@ NAMES: dict[str, str] = {k: k.upper() for k in KINDS}
 
 
 # -- pictograms (each fits a box of side `s` centred on `c`) ---------------------------------------
+def _teardrop(c: Point, r: float, tip: Point, n: int = 40) -> list[Point]:
+    """A teardrop: a circle of radius `r` around `c` drawn out to a point at `tip`."""
+    dx, dy = tip[0] - c[0], tip[1] - c[1]
+    d = math.hypot(dx, dy)
+    a0 = math.atan2(dy, dx)
+    half = math.acos(min(1.0, r / d))
+    pts = [tip]
+    for i in range(n + 1):
+        a = a0 + half + (2 * math.pi - 2 * half) * i / n
+        pts.append((c[0] + r * math.cos(a), c[1] + r * math.sin(a)))
+    return pts
+
+
 def _ham(cv: Canvas, c: Point, s: float) -> None:
     x, y = c
-    meat = hex_bgr("#C9455E")
-    # bone sticking out to the upper right
+    skin, meat = hex_bgr("#B5532F"), hex_bgr("#E77F8F")
     bone = hex_bgr("#F3EBDD")
-    cv.line((x + 0.05 * s, y - 0.05 * s), (x + 0.36 * s, y - 0.33 * s), bone, 0.12 * s)
-    for dx, dy in ((0.40, -0.30), (0.33, -0.40)):
-        cv.circle((x + dx * s, y + dy * s), 0.07 * s, bone)
-    cv.ellipse((x - 0.06 * s, y + 0.08 * s), (0.36 * s, 0.26 * s), meat, angle=-40)
-    cv.ellipse(
-        (x - 0.06 * s, y + 0.08 * s),
-        (0.36 * s, 0.26 * s),
-        darker(meat, 0.4),
-        angle=-40,
-        thickness=0.025 * s,
+    # the bone knob at the narrow end
+    cv.line((x + 0.2 * s, y - 0.2 * s), (x + 0.36 * s, y - 0.36 * s), bone, 0.1 * s)
+    for dx, dy in ((0.42, -0.34), (0.34, -0.42)):
+        cv.circle((x + dx * s, y + dy * s), 0.065 * s, bone)
+    leg = _teardrop((x - 0.08 * s, y + 0.08 * s), 0.3 * s, (x + 0.3 * s, y - 0.3 * s))
+    cv.poly(leg, skin)
+    # scored glaze: a diamond lattice clipped to the leg by drawing inside a smaller teardrop
+    cv.poly(
+        _teardrop((x - 0.1 * s, y + 0.1 * s), 0.24 * s, (x + 0.2 * s, y - 0.2 * s)),
+        hex_bgr("#C8693F"),
     )
-    cv.ellipse((x - 0.02 * s, y + 0.04 * s), (0.2 * s, 0.13 * s), hex_bgr("#F7C6CF"), angle=-40)
-    cv.ellipse((x - 0.02 * s, y + 0.04 * s), (0.11 * s, 0.06 * s), hex_bgr("#E98CA0"), angle=-40)
+    for gx, gy in ((-0.05, -0.05), (0.05, -0.12), (0.1, -0.02), (0.0, 0.05), (-0.12, 0.0)):
+        cv.poly(regular_polygon((x + gx * s, y + gy * s), 0.03 * s, 4), darker(skin, 0.2))
+    # the cut face showing pink meat and a ring of fat
+    cv.ellipse((x - 0.14 * s, y + 0.14 * s), (0.2 * s, 0.14 * s), hex_bgr("#FFF1E6"), angle=-45)
+    cv.ellipse((x - 0.14 * s, y + 0.14 * s), (0.17 * s, 0.11 * s), meat, angle=-45)
+    cv.circle((x - 0.14 * s, y + 0.14 * s), 0.035 * s, bone)
+    cv.poly(leg, darker(skin, 0.45), 0.02 * s)
 
 
 def _cheese(cv: Canvas, c: Point, s: float) -> None:
@@ -168,19 +185,27 @@ def _fruit(cv: Canvas, c: Point, s: float) -> None:
 
 def _chicken(cv: Canvas, c: Point, s: float) -> None:
     x, y = c
-    meat, bone = hex_bgr("#C0712A"), hex_bgr("#F5EFE3")
-    cv.line((x + 0.08 * s, y + 0.04 * s), (x + 0.34 * s, y + 0.3 * s), bone, 0.09 * s)
-    for dx, dy in ((0.39, 0.28), (0.32, 0.36)):
-        cv.circle((x + dx * s, y + dy * s), 0.065 * s, bone)
-    cv.ellipse((x - 0.1 * s, y - 0.1 * s), (0.32 * s, 0.24 * s), meat, angle=45)
+    roast, bone = hex_bgr("#C27A2C"), hex_bgr("#F5EFE3")
+    # a plate
+    cv.ellipse((x, y + 0.24 * s), (0.46 * s, 0.13 * s), hex_bgr("#E0E0E0"))
+    cv.ellipse((x, y + 0.22 * s), (0.38 * s, 0.09 * s), hex_bgr("#F5F5F5"))
+    # the roast bird: body and two drumsticks with bone ends
+    cv.ellipse((x + 0.02 * s, y - 0.02 * s), (0.34 * s, 0.24 * s), roast)
+    cv.ellipse((x + 0.08 * s, y - 0.1 * s), (0.16 * s, 0.08 * s), hex_bgr("#E0A35A"), angle=-10)
+    for side in (-1, 1):
+        leg_c = (x + side * 0.22 * s, y + 0.06 * s)
+        end = (x + side * 0.4 * s, y - 0.1 * s)
+        edge = darker(bone, 0.45)
+        cv.line(leg_c, end, edge, 0.07 * s)
+        for k in (-1, 1):
+            cv.circle((end[0] + side * 0.03 * s, end[1] + k * 0.03 * s), 0.045 * s, edge)
+        cv.line(leg_c, end, bone, 0.045 * s)
+        for k in (-1, 1):
+            cv.circle((end[0] + side * 0.03 * s, end[1] + k * 0.03 * s), 0.033 * s, bone)
+        cv.ellipse(leg_c, (0.14 * s, 0.1 * s), darker(roast, 0.12), angle=side * 35)
     cv.ellipse(
-        (x - 0.1 * s, y - 0.1 * s),
-        (0.32 * s, 0.24 * s),
-        darker(meat, 0.4),
-        angle=45,
-        thickness=0.02 * s,
+        (x + 0.02 * s, y - 0.02 * s), (0.34 * s, 0.24 * s), darker(roast, 0.45), thickness=0.015 * s
     )
-    cv.ellipse((x - 0.18 * s, y - 0.18 * s), (0.12 * s, 0.06 * s), hex_bgr("#E0A060"), angle=45)
 
 
 def _emerald(cv: Canvas, c: Point, s: float) -> None:
