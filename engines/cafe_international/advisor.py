@@ -131,6 +131,11 @@ def _signed(number: int) -> str:
     return f"+{number}" if number > 0 else str(number).replace("-", "−")
 
 
+def _points(points: int, signed: bool = False) -> str:
+    number = _signed(points) if signed else str(points)
+    return f"{number} point{'' if abs(points) == 1 else 's'}"
+
+
 def describe(state: State, scored: ScoredAction) -> str:
     """One readable line: ``Seat Italy ♀ at T07 (C25) and Italy ♂ at T07/T08 (C31): 14 points,
     hand −1``."""
@@ -140,15 +145,13 @@ def describe(state: State, scored: ScoredAction) -> str:
         parts = []
         for placement in action.placements:
             parts.append(f"{describe_tile(placement.seated)} at {_where(layout, placement.chair)}")
-        text = f"Seat {' and '.join(parts)}: {scored.points} points"
+        text = f"Seat {' and '.join(parts)}: {_points(scored.points)}"
         if scored.hand_limit_change:
             text += f", hand {_signed(scored.hand_limit_change)}"
         return text
     if isinstance(action, ToBar):
         stool = len(state.bar) + 1
-        return (
-            f"Bar: {describe_tile(action.tile)} on stool {stool}: {_signed(scored.points)} points"
-        )
+        return f"Bar: {describe_tile(action.tile)} on stool {stool}: {_points(scored.points, True)}"
     if isinstance(action, Swap):
         joker = state.seated[layout.chair_index[action.chair]]
         assert joker is not None
