@@ -15,8 +15,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "Dice King keeps are ranked by the expected points of their best single target\n"
         "(chance x the card's worth to the roller: points, plus the village it founds; a fairy\n"
         "is worth fairies owned + 1; a dragon 0, since it is given away), then by the sum over\n"
-        "all face-up cards. Café International actions are ranked by points, then by the\n"
-        "hand-limit change."
+        "all face-up cards. Café International actions are ranked by points, then by the larger\n"
+        "hand-limit reduction (CI-20), seating before bar before swap."
     )
     parser.add_argument(
         "game",
