@@ -27,11 +27,12 @@ import datasets.art as art
 from datasets.art import cafe_international as _ci
 
 PAGE_MM: tuple[float, float] = (210.0, 297.0)  # A4 portrait
-MARGIN_MM = 8.0
+MARGIN_MM = 7.0
 GUTTER_MM = 2.0
 PRINT_DPI = 300
 BOARD_DPI = 150
-_BOARD_CHAIR_CLEARANCE_MM = 4.0  # a chair place is this much wider than a tile
+_BOARD_CHAIR_CLEARANCE_MM = 2.0  # a chair place is this much wider than a tile …
+_BOARD_CHAIR_MIN_CLEARANCE_MM = 1.0  # … or down to this much when it saves board pages
 GAME_TITLES: dict[str, str] = {
     "kings-breakfast": "King's Breakfast",
     "cafe-international": "Cafe International",
@@ -130,10 +131,38 @@ def _grid_pages(
     return pages
 
 
+def _board_page_grid(board_w: float, board_h: float) -> tuple[float, float, int, int]:
+    """The page size and columns × rows (fewest pages) for a board of the given size in mm."""
+    best: tuple[float, float, int, int] | None = None
+    for page_w, page_h in (PAGE_MM, PAGE_MM[::-1]):
+        usable_w, usable_h = page_w - 2 * MARGIN_MM, page_h - 2 * MARGIN_MM - 6.0
+        cols, rows = math.ceil(board_w / usable_w - 1e-9), math.ceil(board_h / usable_h - 1e-9)
+        if best is None or cols * rows < best[2] * best[3]:
+            best = (page_w, page_h, cols, rows)
+    assert best is not None
+    return best
+
+
 def board_mm_per_unit(layout: dict, tile_size_mm: float) -> float:
-    """Board millimetres per layout unit so that each chair place is a little wider than a tile."""
+    """Board millimetres per layout unit: each chair place is 1–2 mm wider than a tile, the
+    larger when that does not take more pages."""
     geo = _ci._geometry(layout)
-    return (tile_size_mm + _BOARD_CHAIR_CLEARANCE_MM) / geo.chair_side
+    probe = art.board(layout, 1.0)  # the drawn extent in units
+    units_w, units_h = probe.image.shape[1], probe.image.shape[0]
+    roomy = (tile_size_mm + _BOARD_CHAIR_CLEARANCE_MM) / geo.chair_side
+    snug = (tile_size_mm + _BOARD_CHAIR_MIN_CLEARANCE_MM) / geo.chair_side
+    page_w, page_h, cols, rows = _board_page_grid(units_w * roomy, units_h * roomy)
+    best_scale, best_pages = roomy, cols * rows
+    for page_w, page_h in (PAGE_MM, PAGE_MM[::-1]):
+        usable_w, usable_h = page_w - 2 * MARGIN_MM, page_h - 2 * MARGIN_MM - 6.0
+        for c in range(1, cols + 2):
+            for r in range(1, rows + 2):
+                fit = min(c * usable_w / units_w, r * usable_h / units_h, roomy)
+                if fit >= snug and (
+                    c * r < best_pages or (c * r == best_pages and fit > best_scale)
+                ):
+                    best_scale, best_pages = fit, c * r
+    return best_scale
 
 
 def _board_pages(tile_mm: float, title: str) -> list[Page]:
@@ -142,31 +171,26 @@ def _board_pages(tile_mm: float, title: str) -> list[Page]:
     probe = art.board(layout, 1.0)  # the drawn extent in units
     board_w = probe.image.shape[1] * mm_per_unit
     board_h = probe.image.shape[0] * mm_per_unit
-    best: list[Page] | None = None
-    for page_w, page_h in (PAGE_MM, PAGE_MM[::-1]):
-        usable_w, usable_h = page_w - 2 * MARGIN_MM, page_h - 2 * MARGIN_MM - 6.0
-        cols, rows = math.ceil(board_w / usable_w), math.ceil(board_h / usable_h)
-        pages = []
-        for r in range(rows):
-            for c in range(cols):
-                # each page shows one cell of the board; the cell's top-left is at the margin
-                x = MARGIN_MM - c * usable_w
-                y = MARGIN_MM + 6.0 - r * usable_h
-                clip = Placement(f"board:{r},{c}", x, y, board_w, board_h)
-                pages.append(
-                    Page(
-                        page_w,
-                        page_h,
-                        (clip,),
-                        (MARGIN_MM, page_w - MARGIN_MM),
-                        (MARGIN_MM + 6.0, page_h - MARGIN_MM),
-                        f"{title} - board part row {r + 1} column {c + 1} of {rows}x{cols}",
-                    )
+    page_w, page_h, cols, rows = _board_page_grid(board_w, board_h)
+    usable_w, usable_h = page_w - 2 * MARGIN_MM, page_h - 2 * MARGIN_MM - 6.0
+    pages = []
+    for r in range(rows):
+        for c in range(cols):
+            # each page shows one cell of the board; the cell's top-left is at the margin
+            x = MARGIN_MM - c * usable_w
+            y = MARGIN_MM + 6.0 - r * usable_h
+            clip = Placement(f"board:{r},{c}", x, y, board_w, board_h)
+            pages.append(
+                Page(
+                    page_w,
+                    page_h,
+                    (clip,),
+                    (MARGIN_MM, page_w - MARGIN_MM),
+                    (MARGIN_MM + 6.0, page_h - MARGIN_MM),
+                    f"{title} - board part row {r + 1} column {c + 1} of {rows}x{cols}",
                 )
-        if best is None or len(pages) < len(best):
-            best = pages
-    assert best is not None
-    return best
+            )
+    return pages
 
 
 def plan(
