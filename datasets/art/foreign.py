@@ -155,6 +155,45 @@ def _background(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, s
             cv2.ellipse(img, c, ax, float(rng.uniform(0, 180)), 0, 360, _colour(rng), -1)
         k = max(3, (w // 8) | 1)
         img = cv2.GaussianBlur(img, (k, k), 0)
+    elif style == "scene":  # a landscape: sky gradient, a sun, layered hills
+        t = np.clip(yy / max(h, 1), 0, 1)
+        img = _colour_map(t, [_colour(rng), lighter(_colour(rng), 0.5)])
+        sun = (int(rng.integers(0, w)), int(rng.integers(0, h // 2 + 1)))
+        cv2.circle(
+            img,
+            sun,
+            int(rng.integers(w // 12 + 1, w // 5 + 2)),
+            lighter(_colour(rng), 0.6),
+            -1,
+            cv2.LINE_AA,
+        )
+        layers = int(rng.integers(2, 5))
+        for k in range(layers):
+            base = h * (0.45 + 0.5 * (k + 1) / (layers + 1))
+            xs = np.linspace(0, w, 24)
+            ys = base + np.cumsum(rng.normal(0, h * 0.03, 24))
+            pts = np.array([[0, h], *zip(xs, ys, strict=True), [w, h]], np.float32)
+            shade = tuple(int(v * (0.9 - 0.15 * k)) for v in _colour(rng))
+            cv2.fillPoly(img, [np.round(pts).astype(np.int32)], shade, cv2.LINE_AA)
+        img = cv2.GaussianBlur(img, (3, 3), 0)
+    elif style == "lattice":  # a classic card-back lattice of diamonds with dots
+        n = rng.uniform(5, 16)
+        u = (xn + yn) * n
+        v = (xn - yn) * n
+        du, dv = np.abs((u % 1.0) - 0.5), np.abs((v % 1.0) - 0.5)
+        line = np.minimum(du, dv) < rng.uniform(0.05, 0.15)
+        dot = (du - 0.5) ** 2 + (dv - 0.5) ** 2 < 0.02
+        img = np.empty((h, w, 3), np.float32)
+        img[:] = cols[0]
+        img[line] = cols[1]
+        img[dot] = cols[2]
+    elif style == "mandala":  # rings of petals around the centre
+        cx, cy = w / 2, h / 2
+        r = np.sqrt((xx - cx) ** 2 + (yy - cy) ** 2) / max(w, 1)
+        a = np.arctan2(yy - cy, xx - cx)
+        petals = int(rng.integers(5, 16))
+        t = 0.5 + 0.5 * np.cos(a * petals) * np.cos(r * rng.uniform(15, 45))
+        img = _colour_map(t, cols[:3])
     else:  # photo-like multi-scale noise
         t = (
             _smooth_noise(rng, h, w, 3) * 0.55
@@ -237,20 +276,29 @@ def _content(cv: Canvas, rng: np.random.Generator, kind: str, bg: np.ndarray) ->
             else:
                 _suit(cv, str(shape), c, s, ink)
         elif what == "corners":
-            rank = str(
-                rng.choice(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"])
-            )
+            ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+            rank = str(rng.choice(ranks))
             suit = str(rng.choice(["heart", "diamond", "club", "spade"]))
             col = (30, 30, 200) if suit in ("heart", "diamond") else (25, 25, 25)
+            if rng.random() < 0.4:
+                col = ink
             s = w * 0.12
-            cv.text(rank, (w * 0.12, h * 0.08), s, col, max_width=w * 0.18)
-            _suit(cv, suit, (w * 0.12, h * 0.08 + s * 1.5), s * 0.9, col)
-            a = [
-                int(round(v)) for v in (0, 0, w * 0.25 * cv.scale, (h * 0.08 + s * 2.2) * cv.scale)
-            ]
-            patch = cv.image[a[1] : a[3], a[0] : a[2]][::-1, ::-1].copy()
-            ph, pw = patch.shape[:2]
-            cv.image[cv.image.shape[0] - ph :, cv.image.shape[1] - pw :] = patch
+            # the index is drawn once as a mask, then blended top left and, turned, bottom right
+            mask = Canvas(
+                w * 0.25, h * 0.08 + s * 2.2, max(2, int(round(w * 0.25 * cv.scale))), (0, 0, 0)
+            )
+            mask.text(rank, (w * 0.12, h * 0.08), s, (255, 255, 255), max_width=w * 0.18)
+            _suit(mask, suit, (w * 0.12, h * 0.08 + s * 1.5), s * 0.9, (255, 255, 255))
+            alpha = mask.image[..., :1].astype(np.float32) / 255.0
+            ph, pw = alpha.shape[:2]
+            ph, pw = min(ph, cv.image.shape[0]), min(pw, cv.image.shape[1])
+            ink_arr = np.array(col, np.float32)
+            for region, a in (
+                (cv.image[:ph, :pw], alpha[:ph, :pw]),
+                (cv.image[cv.image.shape[0] - ph :, cv.image.shape[1] - pw :],
+                 alpha[::-1, ::-1][-ph:, -pw:]),
+            ):  # fmt: skip
+                region[:] = (region * (1 - a) + ink_arr * a).astype(np.uint8)
         elif what == "pips":
             suit = str(rng.choice(["heart", "diamond", "club", "spade"]))
             n = int(rng.integers(2, 11))
