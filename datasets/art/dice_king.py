@@ -733,17 +733,17 @@ def draw_penalty(card: dict[str, Any], width_px: int) -> np.ndarray:
 
 
 def draw_back(width_px: int) -> np.ndarray:
-    """The card back: a crowned die on deep blue, framed in gold, with the game's name."""
+    """The card back: a crowned die on deep purple, framed in gold, with the game's name."""
     w, h = DK_CARD_MM
-    blue = hex_bgr("#1A237E")
+    purple = hex_bgr("#4A1468")  # deep purple: unlike the navy King's Breakfast back
     cv = Canvas(w, h, width_px, WHITE)
     m = 2.5
-    cv.rect(m, m, w - m, h - m, blue, radius=3.0)
+    cv.rect(m, m, w - m, h - m, purple, radius=3.0)
     for j in range(15):
         for i in range(10):
             x, y = 7 + i * 5.5 + (2.75 if j % 2 else 0), 7 + j * 5.5
             if x < w - 6 and y < h - 6:
-                cv.circle((x, y), 0.7, lighter(blue, 0.12))
+                cv.circle((x, y), 0.7, lighter(purple, 0.12))
     cv.rect(m + 2.0, m + 2.0, w - m - 2.0, h - m - 2.0, GOLD, 0.6, radius=2.0)
     size = 22.0
     die_icon(
