@@ -11,8 +11,8 @@ Colour families for generated generic dice (`random_die_style`):
   clear; marbled pairs of those solid colours. Pips: black, white, red, blue, green, or engraved
   (cut into the body: the body's hue, darker).
 - ``eval`` bodies (never produced for ``train``): purple, orange, pink, teal, grey, brown;
-  translucent purple, orange; marbled purple/orange, teal/pink. Eval pips: gold, silver, purple,
-  orange (plus black/white, which every die needs to stay readable).
+  translucent purple, orange; marbled pairs of those solid colours. Eval pips: gold, silver, cream,
+  dark brown, purple, orange, or engraved (never the train pip colours).
 
 The six Dice King dice (`dice_king_style`) are light wood with pips red, green or blue per face, as
 listed in `engines/dice_king/data/companion_dice.json` (a fixed fallback pattern of our own when the
@@ -140,10 +140,10 @@ _TRAIN_PIPS: dict[str, BGR] = {
 _EVAL_PIPS: dict[str, BGR] = {
     "gold": hex_bgr("#D4AF37"),
     "silver": hex_bgr("#C0C0C0"),
+    "cream": hex_bgr("#FFF1C9"),
+    "dark_brown": hex_bgr("#3E2723"),
     "purple": hex_bgr("#7B1FA2"),
     "orange": hex_bgr("#F57C00"),
-    "black": hex_bgr("#111111"),
-    "white": hex_bgr("#FAFAFA"),
 }
 
 
@@ -186,13 +186,17 @@ def random_die_style(rng: np.random.Generator, split: str = "train") -> DieStyle
     if pip_shape == "engraved":
         pip = darker(body, 0.55) if _luma(body) > 90 else lighter(body, 0.45)
     else:
-        candidates = sorted(pips, key=lambda k: -_contrast(pips[k], body))
-        choices = candidates[:3]
+        # any pip colour that reads well on this body (the clearest one when none does)
+        backgrounds = [body, marble] if marbled else [body]
+        readable = [
+            k for k in sorted(pips) if all(abs(_luma(pips[k]) - _luma(b)) > 75 for b in backgrounds)
+        ]
+        choices = readable or [max(sorted(pips), key=lambda k: _contrast(pips[k], body))]
         pip = pips[str(rng.choice(choices))]
     face_pips = None
     if pip_shape != "engraved" and rng.random() < 0.12:  # casino-style per-face colours
         face_pips = tuple(pips[str(rng.choice(sorted(pips)))] for _ in range(6))
-        face_pips = tuple(p if _contrast(p, body) > 60 else pip for p in face_pips)
+        face_pips = tuple(p if abs(_luma(p) - _luma(body)) > 75 else pip for p in face_pips)
     corner = float(rng.choice([0.0, 0.04, 0.1, 0.16, 0.22]))
     edge = darker(body, 0.25) if _luma(body) > 60 else lighter(body, 0.2)
     return DieStyle(
@@ -277,10 +281,10 @@ def _body_texture(style: DieStyle, size: int, value: int) -> np.ndarray:
         dark = np.array(darker(style.body_bgr, 0.22), np.float32)
         img = body * (1 - shade * 0.6) + dark * (shade * 0.6)
     elif style.marbled:
-        n1 = _smooth_noise(style.marble_seed + value, size, 5)
-        n2 = _smooth_noise(style.marble_seed * 3 + value, size, 9)
-        veins = np.abs(np.sin((n1 * 2.5 + n2) * np.pi * 2))
-        t = np.clip(1.0 - veins * 1.6, 0, 1)[..., None]
+        n1 = _smooth_noise(style.marble_seed + value, size, 4)
+        n2 = _smooth_noise(style.marble_seed * 3 + value, size, 7)
+        swirl = np.sin((n1 * 1.4 + n2 * 0.5) * np.pi * 2)
+        t = np.clip(0.5 + swirl * 0.9, 0, 1)[..., None] ** 1.5
         img = body * (1 - t) + np.array(style.marble_bgr, np.float32) * t
     if style.translucent:
         # light passes through: lighter centre, deeper rim

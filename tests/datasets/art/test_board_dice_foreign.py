@@ -154,6 +154,15 @@ def test_eval_dice_use_colour_families_never_made_for_train() -> None:
         return names
 
     assert not families(train) & families(evals)
+
+    def pip_colours(styles: list[dice.DieStyle]) -> set[tuple[int, int, int]]:
+        out: set[tuple[int, int, int]] = set()
+        for s in styles:
+            if s.pip_shape != "engraved":
+                out |= {s.pip_colour(v) for v in range(1, 7)}
+        return out
+
+    assert not pip_colours(train) & pip_colours(evals)
     with pytest.raises(ValueError, match="unknown split 'test'"):
         art.random_die_style(rng, "test")
 
