@@ -395,3 +395,23 @@ def page_preview(
         w = min(part.shape[1], img.shape[1] - x0)
         img[y0 : y0 + h, x0 : x0 + w] = part[:h, :w]
     return img
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m datasets.art.print_pdf GAME --out FILE.pdf [--preview PAGE.png]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m datasets.art.print_pdf")
+    parser.add_argument("game", choices=art.GAMES)
+    parser.add_argument("--out", required=True, help="the PDF to write")
+    parser.add_argument("--preview", help="also draw the first page as this PNG (100 dpi)")
+    args = parser.parse_args(argv)
+    pages = make_pdf(args.game, args.out)
+    print(f"{args.out}: {pages} pages")
+    if args.preview:
+        cv2.imwrite(args.preview, page_preview(args.game, 0, dpi=100))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
