@@ -1,0 +1,435 @@
+"""Compose a scene: a plain description of placed pieces → an image and what the camera sees.
+
+`render_pieces` is the public core: it draws a given list of placed pieces (and distractors) under
+a given environment (camera, table surface, light, camera effects) and returns the image with one
+truth record per piece. `render_sample` draws everything at random from a seed.
+
+Drawing order: table; flat things by height (board, cards, tiles, coins, pads…, each with its soft
+shadow and edge thickness); tall things far to near (dice, cups); hands. Then light, lens
+distortion and camera effects. An id buffer drawn alongside gives each piece's visible fraction and
+visible box (occlusion by pieces above, distractors and hands, and the image border).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from datasets.render import _art, _raster, dice, layouts
+from datasets.render.camera import Camera, sample_camera
+from datasets.render.distractors import FLAT_KINDS, draw_distractor
+from datasets.render.effects import Effects, apply_effects, encode_jpeg, sample_effects
+from datasets.render.lighting import Light, apply_light, sample_light
+from datasets.render.pieces import Distractor, PlacedPiece, TableScene
+from datasets.render.ranges import SPLITS, VisibilityRules
+from datasets.render.textures import TableSurface, render_surface, sample_surface
+from vision.geometry import box_from_corners
+
+_WIDTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+_NEAR_MM = 30.0  # pieces closer to the camera plane than this are not drawn
+_EDGE_COLOURS = {"card": (222, 228, 232), "tile": (150, 175, 190), "board": (70, 90, 110)}
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Everything about a photo except the pieces: camera, table, light, camera effects."""
+
+    camera: Camera
+    surface: TableSurface
+    light: Light
+    effects: Effects
+
+    def to_json(self) -> dict[str, Any]:
+        """All random parameters, for the truth record."""
+        return {
+            "camera": self.camera.params,
+            "table": self.surface.to_json(),
+            "light": self.light.to_json(),
+            "effects": self.effects.to_json(),
+        }
+
+
+@dataclass
+class Rendered:
+    """A rendered image (BGR uint8, before JPEG) and one truth record per piece."""
+
+    image: np.ndarray
+    objects: list[dict[str, Any]]
+    distractors: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --- textures
+def _width_bucket(pixels: float) -> int:
+    for w in _WIDTHS:
+        if w >= pixels * 1.15:
+            return w
+    return _WIDTHS[-1]
+
+
+@functools.lru_cache(maxsize=256)
+def _rounded_alpha(width: int, height: int, radius_px: float) -> np.ndarray:
+    scale = 4
+    big = np.zeros((height * scale, width * scale), np.uint8)
+    r = max(0, int(radius_px * scale))
+    w, h = width * scale, height * scale
+    cv2.rectangle(big, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(big, (0, r), (w - 1, h - 1 - r), 255, -1)
+    if r > 0:
+        for cx, cy in ((r, r), (w - 1 - r, r), (w - 1 - r, h - 1 - r), (r, h - 1 - r)):
+            cv2.circle(big, (cx, cy), r, 255, -1)
+    return cv2.resize(big, (width, height), interpolation=cv2.INTER_AREA)
+
+
+@functools.lru_cache(maxsize=4096)
+def piece_texture(
+    identity: str | None,
+    game: str | None,
+    kind: str,
+    face_up: bool,
+    art_seed: int | None,
+    size_mm: tuple[float, float],
+    width_px: int,
+) -> np.ndarray:
+    """BGRA texture of a piece's visible side (alpha: rounded corners), `width_px` wide (cached)."""
+    w_mm, h_mm = size_mm
+    if identity is not None:
+        image = _art.face(identity, width_px) if face_up else _art.back(game or "", width_px)
+    else:
+        seed = int(art_seed or 0)
+        if not face_up:
+            seed = (seed // 64) * 64 + 63  # a deck shares its back
+        image = _art.foreign_face(kind, np.random.default_rng(seed), width_px, h_mm / w_mm)
+    image = np.ascontiguousarray(image[:, :, :3])
+    h, w = image.shape[:2]
+    radius = _art.corner_radius_mm(identity, w_mm) * w / w_mm
+    alpha = _rounded_alpha(w, h, radius)
+    out = np.dstack([image, alpha])
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _board_levels() -> tuple[np.ndarray, ...]:
+    image = layouts.board_art().image[:, :, :3]
+    levels = [np.ascontiguousarray(image)]
+    while levels[-1].shape[1] > 96:
+        levels.append(cv2.pyrDown(levels[-1]))
+    return tuple(levels)
+
+
+def _board_texture(width_px: float) -> np.ndarray:
+    levels = _board_levels()
+    for level in reversed(levels):
+        if level.shape[1] >= width_px * 1.1:
+            return level
+    return levels[0]
+
+
+# --- drawing
+def _draw_flat(
+    image: np.ndarray, camera: Camera, light: Light, p: PlacedPiece
+) -> np.ndarray | None:
+    """Draw a card, tile or board with shadow and edge; return its face quad (pinhole px)."""
+    top = p.face_corners_mm()
+    if np.any(camera.depth(top) < _NEAR_MM):
+        return None
+    quad = camera.project_pinhole(top)
+    h, w = image.shape[:2]
+    if _raster.roi(quad, w, h, margin=20) is None:
+        return quad
+    bottom = p.face_corners_mm(p.z_mm)
+    # soft shadow: the piece lifted a little (curl, thickness) cast on the surface below
+    lift = p.thickness_mm + (0.8 if p.kind == "card" else 0.6)
+    dx, dy = light.shadow_offset(lift)
+    cast = camera.project_pinhole(
+        np.column_stack([top[:, 0] + dx, top[:, 1] + dy, np.full(4, p.z_mm)])
+    )
+    edge_px = float(np.linalg.norm(quad[1] - quad[0]))
+    px_per_mm = edge_px / max(p.size_mm[0], 1e-6)
+    sigma = max(0.7, px_per_mm * (0.8 + 2.5 * light.shadow_softness))
+    _raster.soft_shadow(
+        image,
+        np.vstack([cast, quad]) if p.kind != "board" else cast,
+        sigma,
+        0.18 + 0.45 * light.shadow_strength,
+    )
+    # edge thickness: the hull of top and bottom faces in the edge colour, darker on the far side
+    slab = cv2.convexHull(np.vstack([quad, camera.project_pinhole(bottom)]).astype(np.float32))
+    _raster.fill_polygon(image, slab.reshape(-1, 2), _EDGE_COLOURS.get(p.kind, (200, 200, 200)))
+    if p.kind == "board":
+        texture = _board_texture(edge_px)
+    else:
+        texture = piece_texture(
+            p.identity,
+            p.game,
+            p.kind,
+            p.face_up,
+            p.art_seed,
+            (float(p.size_mm[0]), float(p.size_mm[1])),
+            _width_bucket(edge_px),
+        )
+    _raster.warp_quad(image, texture, quad)
+    # a thin darker outline where the face meets its edge (card stock, printed border)
+    if edge_px > 12:
+        box = _raster.roi(quad, w, h, margin=2)
+        if box is not None:
+            x0, y0, x1, y1 = box
+            region = image[y0:y1, x0:x1]
+            mask = np.zeros(region.shape[:2], np.uint8)
+            cv2.polylines(
+                mask, [_raster.fixed(quad, (x0, y0))], True, 255, 1, cv2.LINE_AA, _raster.SHIFT
+            )
+            _raster.darken_inplace(region, mask, 0.3)
+    return quad
+
+
+def _depth(camera: Camera, x: float, y: float) -> float:
+    return float(camera.depth(np.array([[x, y, 0.0]]))[0])
+
+
+def render_pieces(
+    pieces: list[PlacedPiece] | tuple[PlacedPiece, ...],
+    distractors: list[Distractor] | tuple[Distractor, ...],
+    environment: Environment,
+    *,
+    rules: VisibilityRules | None = None,
+) -> Rendered:
+    """Render placed pieces and distractors under `environment`; return image and truth records.
+
+    The image is BGR uint8 of the camera's size, lit, lens-distorted and with camera effects, but
+    not yet JPEG-compressed. Each piece gets one record (see `datasets.render.labels`).
+    """
+    rules = rules or VisibilityRules()
+    camera, light = environment.camera, environment.light
+    w, h = camera.width, camera.height
+    image = render_surface(environment.surface, camera.plane_homography(0.0), (w, h))
+    ids = np.full((h, w), -1, np.int16)
+    index = {id(p): i for i, p in enumerate(pieces)}
+    quads: dict[int, np.ndarray] = {}
+    hulls: dict[int, np.ndarray] = {}
+
+    # flat things by height (stable: list order breaks ties)
+    flat: list[tuple[float, int, Any]] = [
+        (p.z_mm, i, p) for i, p in enumerate(pieces) if p.kind != "die"
+    ]
+    flat += [
+        (d.z_mm, len(pieces) + j, d) for j, d in enumerate(distractors) if d.kind in FLAT_KINDS
+    ]
+    for _, _, item in sorted(flat, key=lambda t: (t[0], t[1])):
+        if isinstance(item, Distractor):
+            draw_distractor(image, ids, camera, light, item)
+            continue
+        quad = _draw_flat(image, camera, light, item)
+        if quad is None:
+            continue
+        i = index[id(item)]
+        quads[i] = quad
+        if item.kind == "board":
+            _raster.fill_ids(ids, quad, -1)
+        else:
+            _raster.fill_ids(ids, quad, 2 * i + 1)
+    # tall things far to near
+    tall: list[tuple[float, Any]] = [
+        (_depth(camera, *p.centre_mm), p) for p in pieces if p.kind == "die"
+    ]
+    tall += [(_depth(camera, *d.params["centre"]), d) for d in distractors if d.kind == "cup"]
+    for _, item in sorted(tall, key=lambda t: -t[0]):
+        if isinstance(item, Distractor):
+            draw_distractor(image, ids, camera, light, item)
+            continue
+        i = index[id(item)]
+        if np.any(camera.depth(dice.die_geometry(item).vertices) < _NEAR_MM):
+            continue
+        hull = dice.draw_die(image, camera, light, item)
+        top = camera.project_pinhole(dice.top_corners_mm(item))
+        hulls[i], quads[i] = hull, top
+        _raster.fill_ids(ids, hull, 2 * i)
+        _raster.fill_ids(ids, top, 2 * i + 1)
+    for d in distractors:
+        if d.kind == "hand":
+            draw_distractor(image, ids, camera, light, d)
+
+    # visibility in the pinhole image, before the lens bends it
+    counts = _visible_counts(ids, pieces, quads, hulls)
+    # light, lens, camera
+    image = apply_light(image, light, environment.effects)
+    if camera.has_distortion:
+        image = camera.distort_image(image)
+        ids = camera.distort_image(ids, interpolation=cv2.INTER_NEAREST)
+    image = apply_effects(image, environment.effects)
+    # every piece's corners and outline through the lens in one call
+    corner_sets, outline_sets = [], []
+    for p in pieces:
+        if p.kind == "die":
+            geometry = dice.die_geometry(p)
+            corner_sets.append(geometry.faces["top"])
+            outline_sets.append(geometry.vertices)
+        else:
+            corners_mm = p.face_corners_mm()
+            corner_sets.append(corners_mm)
+            outline_sets.append(corners_mm)
+    sizes = [len(c) for c in corner_sets] + [len(o) for o in outline_sets]
+    projected = camera.project(np.vstack(corner_sets + outline_sets)) if pieces else []
+    parts = np.split(projected, np.cumsum(sizes)[:-1]) if pieces else []
+    n = len(pieces)
+    objects = [
+        _record(i, p, parts[i], parts[n + i], camera, ids, counts, rules)
+        for i, p in enumerate(pieces)
+    ]
+    return Rendered(image, objects, [d.to_json() for d in distractors])
+
+
+def _visible_counts(ids, pieces, quads, hulls) -> dict[int, tuple[float, float]]:
+    """Per piece: (visible fraction of the object, visible fraction of its face / die top)."""
+    h, w = ids.shape
+    out: dict[int, tuple[float, float]] = {}
+    for i, p in enumerate(pieces):
+        if i not in quads or p.kind == "board":
+            continue
+        outline = hulls.get(i, quads[i])
+        box = _raster.roi(outline, w, h, margin=2)
+        face_full = _raster.pixel_count(quads[i])
+        if box is None or face_full == 0:
+            out[i] = (0.0, 0.0)
+            continue
+        x0, y0, x1, y1 = box
+        region = ids[y0:y1, x0:x1]
+        face_seen = int(np.count_nonzero(region == 2 * i + 1))
+        face_fraction = min(1.0, face_seen / face_full)
+        if p.kind == "die":
+            body_full = _raster.pixel_count(hulls[i])
+            body_seen = face_seen + int(np.count_nonzero(region == 2 * i))
+            out[i] = (min(1.0, body_seen / max(body_full, 1)), face_fraction)
+        else:
+            out[i] = (face_fraction, face_fraction)
+    return out
+
+
+def _record(
+    i: int,
+    p: PlacedPiece,
+    corners: np.ndarray,
+    outline: np.ndarray,
+    camera: Camera,
+    ids: np.ndarray,
+    counts: dict[int, tuple[float, float]],
+    rules: VisibilityRules,
+) -> dict[str, Any]:
+    """The truth record of piece `i`; `corners` and `outline` are final-image pixels."""
+    w, h = camera.width, camera.height
+    visible, face_visible = counts.get(i, (0.0, 0.0))
+    box = None
+    if visible > 0 and np.all(np.isfinite(outline)):
+        area = _raster.roi(outline, w, h, margin=3)
+        if area is not None:
+            x0, y0, x1, y1 = area
+            region = ids[y0:y1, x0:x1]
+            mask = (
+                (region == 2 * i + 1) | (region == 2 * i)
+                if p.kind == "die"
+                else (region == 2 * i + 1)
+            )
+            ys, xs = np.nonzero(mask)
+            if len(xs):
+                box = [
+                    float(x0 + xs.min()),
+                    float(y0 + ys.min()),
+                    float(x0 + xs.max() + 1),
+                    float(y0 + ys.max() + 1),
+                ]
+    target = box is not None and p.kind != "board"
+    if target and box is not None:
+        target = min(box[2] - box[0], box[3] - box[1]) >= rules.min_box_px
+        if p.kind == "die":
+            target = target and visible >= rules.die_min_visible
+            target = target and face_visible >= rules.die_top_min_visible
+        else:
+            target = target and visible >= rules.flat_min_visible
+    record: dict[str, Any] = {
+        "kind": p.kind,
+        "identity": p.identity,
+        "face_up": p.face_up,
+        "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
+        "box": None if box is None else [round(v, 2) for v in box],
+        "box_full": [round(float(v), 2) for v in box_from_corners(outline)],
+        "value": p.value if p.kind == "die" else None,
+        "colour": _art.die_colour(p.die_style, int(p.value)) if p.kind == "die" else None,
+        "visible_fraction": round(float(visible), 4),
+        "target": bool(target),
+        "pose": p.to_json(),
+    }
+    if p.kind == "die":
+        record["top_visible_fraction"] = round(float(face_visible), 4)
+    return record
+
+
+# --- random samples
+def sample_environment(
+    rng: np.random.Generator, scene: TableScene, size: tuple[int, int], split: str
+) -> Environment:
+    """Random camera (framing the scene or one of its areas), table, light and camera effects."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r} (train or eval)")
+    w, h = size
+    focus = scene.focus or ((0.0, 0.0, 300.0),)
+    if len(focus) > 1 and rng.random() < 0.7:
+        x, y, r = focus[1 + int(rng.integers(len(focus) - 1))]
+    else:
+        x, y, r = focus[0]
+    # a phone or webcam frames a part of a big table, not all of it
+    radius = float(np.clip(r * rng.uniform(0.5, 1.0), 45.0, 380.0))
+    camera = sample_camera(rng, w, h, scene_centre_mm=(x, y), scene_radius_mm=radius)
+    return Environment(
+        camera=camera,
+        surface=sample_surface(rng, split),
+        light=sample_light(rng, split),
+        effects=sample_effects(rng, w),
+    )
+
+
+@dataclass
+class Sample:
+    """One generated image: JPEG bytes, the rendered objects and every parameter used."""
+
+    jpeg: bytes
+    rendered: Rendered
+    truth: dict[str, Any]
+
+
+def sample_rng(seed: int, index: int) -> np.random.Generator:
+    """The random generator of image `index` of a run seeded `seed` (independent of workers)."""
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(index)]))
+
+
+def render_sample(
+    seed: int,
+    index: int,
+    *,
+    size: tuple[int, int] = (640, 480),
+    game: str | None = None,
+    split: str = "train",
+    rules: VisibilityRules | None = None,
+) -> Sample:
+    """Render image `index` of the run seeded `seed`: scene, environment, image, truth."""
+    rng = sample_rng(seed, index)
+    scene = layouts.sample_table(rng, game, split)
+    environment = sample_environment(rng, scene, size, split)
+    rendered = render_pieces(scene.pieces, scene.distractors, environment, rules=rules)
+    jpeg = encode_jpeg(rendered.image, environment.effects.jpeg_quality)
+    truth = {
+        "seed": int(seed),
+        "index": int(index),
+        "width": size[0],
+        "height": size[1],
+        "split": split,
+        "game": game,
+        "params": environment.to_json(),
+        "visibility": (rules or VisibilityRules()).__dict__,
+        "objects": rendered.objects,
+        "distractors": rendered.distractors,
+    }
+    return Sample(jpeg, rendered, truth)

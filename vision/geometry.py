@@ -1,0 +1,180 @@
+"""Plane geometry shared by `datasets` (rendering) and `vision` (reading): the one neutral module.
+
+Imports only numpy and OpenCV, nothing of ours, so both sides can depend on it.
+
+Corner order convention (used everywhere: truth records, detections, rectification):
+    a flat piece's 4 corners are listed as the corners of its **face as printed**, in the order
+    top-left, top-right, bottom-right, bottom-left (TL, TR, BR, BL). "Top" is the top of the
+    printed face (the edge above the text/pictogram when read upright), not the top of the image:
+    a card lying upside down in the photo still lists its printed top-left corner first. In face
+    pixel coordinates (x right, y down) a ``w × h`` face has corners
+    ``(0, 0), (w, 0), (w, h), (0, h)`` — see `rect_corners`. For a die the 4 corners are those of
+    its top face, starting at an arbitrary (but recorded) corner and going round clockwise as seen
+    from above the die.
+
+Points are arrays of shape (n, 2) (x, y) in float64 unless stated; homographies are (3, 3) arrays
+mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
+
+Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
+`box_from_corners`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
+`visible_fraction_in_rect`, `is_convex_clockwise`, `order_corners_clockwise`.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CORNER_NAMES: tuple[str, str, str, str] = ("top-left", "top-right", "bottom-right", "bottom-left")
+
+
+def rect_corners(width: float, height: float) -> np.ndarray:
+    """Return the (4, 2) corners of a ``width × height`` face in its own coordinates, TL TR BR BL.
+
+    >>> rect_corners(2, 1).tolist()
+    [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.0]]
+    """
+    return np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float64)
+
+
+def homography_from_corners(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Return the (3, 3) homography that maps the 4 points `src` onto the 4 points `dst`.
+
+    Raises:
+        ValueError: either argument is not of shape (4, 2), or the points are degenerate.
+    """
+    src_arr = np.asarray(src, dtype=np.float64)
+    dst_arr = np.asarray(dst, dtype=np.float64)
+    for name, arr in (("src", src_arr), ("dst", dst_arr)):
+        if arr.shape != (4, 2):
+            raise ValueError(f"{name} corners must have shape (4, 2), got {arr.shape}")
+    matrix = cv2.getPerspectiveTransform(src_arr.astype(np.float32), dst_arr.astype(np.float32))
+    if not np.all(np.isfinite(matrix)) or abs(np.linalg.det(matrix)) < 1e-12:
+        raise ValueError("degenerate corners: no homography maps src onto dst")
+    return matrix.astype(np.float64)
+
+
+def project_points(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Map (n, 2) points through a (3, 3) homography; return (n, 2) float64 points.
+
+    Points that map to infinity (behind the camera) come back as ``inf``.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    homogeneous = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(homography).T
+    w = homogeneous[:, 2:3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = homogeneous[:, :2] / w
+    out[~np.isfinite(out).all(axis=1) | (w[:, 0] <= 0)] = np.inf
+    return out
+
+
+def box_from_corners(corners: np.ndarray) -> np.ndarray:
+    """Return the axis-aligned box ``[x1, y1, x2, y2]`` around (n, 2) points."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
+    return np.array([*pts.min(axis=0), *pts.max(axis=0)], dtype=np.float64)
+
+
+def clip_box(box_xyxy: np.ndarray, width: float, height: float) -> np.ndarray:
+    """Clip a box ``[x1, y1, x2, y2]`` to the image ``[0, width] × [0, height]``."""
+    box = np.asarray(box_xyxy, dtype=np.float64).copy()
+    box[[0, 2]] = np.clip(box[[0, 2]], 0, width)
+    box[[1, 3]] = np.clip(box[[1, 3]], 0, height)
+    return box
+
+
+def box_area(box_xyxy: np.ndarray) -> float:
+    """Area of a box ``[x1, y1, x2, y2]`` (0 when empty)."""
+    x1, y1, x2, y2 = np.asarray(box_xyxy, dtype=np.float64)
+    return float(max(0.0, x2 - x1) * max(0.0, y2 - y1))
+
+
+def polygon_area(points: np.ndarray) -> float:
+    """Unsigned area of a simple polygon given as (n, 2) vertices (shoelace formula)."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    if len(pts) < 3:
+        return 0.0
+    x, y = pts[:, 0], pts[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2.0)
+
+
+def clip_polygon_to_rect(
+    points: np.ndarray, x1: float, y1: float, x2: float, y2: float
+) -> np.ndarray:
+    """Clip a convex or simple polygon to an axis-aligned rectangle (Sutherland–Hodgman).
+
+    Returns the (m, 2) clipped polygon, possibly empty (shape (0, 2)).
+    """
+    poly = [tuple(p) for p in np.asarray(points, dtype=np.float64).reshape(-1, 2)]
+    # each edge: (axis, bound, keep_greater)
+    for axis, bound, keep_greater in ((0, x1, True), (0, x2, False), (1, y1, True), (1, y2, False)):
+        if not poly:
+            break
+
+        def inside(p: tuple[float, float], a: int = axis, b: float = bound, g: bool = keep_greater):
+            return p[a] >= b if g else p[a] <= b
+
+        clipped: list[tuple[float, float]] = []
+        for i, current in enumerate(poly):
+            previous = poly[i - 1]
+            if inside(current):
+                if not inside(previous):
+                    clipped.append(_intersect(previous, current, axis, bound))
+                clipped.append(current)
+            elif inside(previous):
+                clipped.append(_intersect(previous, current, axis, bound))
+        poly = clipped
+    return np.array(poly, dtype=np.float64).reshape(-1, 2)
+
+
+def _intersect(
+    p: tuple[float, float], q: tuple[float, float], axis: int, bound: float
+) -> tuple[float, float]:
+    t = (bound - p[axis]) / (q[axis] - p[axis])
+    return (p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]))
+
+
+def visible_fraction_in_rect(points: np.ndarray, width: float, height: float) -> float:
+    """Fraction of a polygon's area that lies inside the image ``[0, width] × [0, height]``."""
+    total = polygon_area(points)
+    if total <= 0:
+        return 0.0
+    inside = polygon_area(clip_polygon_to_rect(points, 0, 0, width, height))
+    return float(min(1.0, inside / total))
+
+
+def is_convex_clockwise(corners: np.ndarray) -> bool:
+    """True when 4 image-space corners form a convex quad listed clockwise on screen (y down)."""
+    pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    edges = np.roll(pts, -1, axis=0) - pts
+    nxt = np.roll(edges, -1, axis=0)
+    cross = edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0]
+    return bool(np.all(cross > 0))
+
+
+def order_corners_clockwise(points: np.ndarray) -> np.ndarray:
+    """Order 4 unlabeled points clockwise on screen, starting from the one nearest the top-left.
+
+    For detections that do not know which corner is the printed top-left: a canonical order.
+    """
+    pts = np.asarray(points, dtype=np.float64).reshape(4, 2)
+    center = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
+    ordered = pts[np.argsort(angles)]
+    start = int(np.argmin(ordered.sum(axis=1)))
+    return np.roll(ordered, -start, axis=0)
+
+
+__all__ = [
+    "CORNER_NAMES",
+    "box_area",
+    "box_from_corners",
+    "clip_box",
+    "clip_polygon_to_rect",
+    "homography_from_corners",
+    "is_convex_clockwise",
+    "order_corners_clockwise",
+    "polygon_area",
+    "project_points",
+    "rect_corners",
+    "visible_fraction_in_rect",
+]
