@@ -1,0 +1,283 @@
+"""What the camera saw, explained by the rules: observations of the Café board and the turns behind them.
+
+The camera sees the guests on the chairs (a joker shows as ``joker/w``: its declared nationality is
+not printed, CI-9), the guests on the bar stools in stool order (CI-14) and, because hands are
+face up (CI-6), each player's tiles when the players lay them out in front of them.
+
+`observe(state)` is what a state shows; `check_observation` reports every problem at once;
+`explain(before, after)` lists the shortest action sequences (a turn and the refill draws,
+CI-13…CI-19, CI-17) that turn `before` into a state that shows `after`. When both orders of two
+seated guests are legal, the better-scoring order is the explanation (the engine's convention for
+a pair, see `engines.cafe_international.rules`); a joker that may count as two nationalities, or
+two different turns that show the same, are several explanations: the user is asked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engines.cafe_international.catalogue import (
+    TILE_COUNTS,
+    hand_tile,
+    is_joker,
+)
+from engines.cafe_international.layout import Layout
+from engines.cafe_international.rules import apply_unchecked, is_legal, is_over
+from engines.cafe_international.state import (
+    Action,
+    Draw,
+    Pass,
+    Placement,
+    Seat,
+    State,
+    Swap,
+    ToBar,
+)
+from engines.errors import Problem
+
+MAX_ACTIONS = 8  # a turn and up to 5 refill draws (CI-17)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the table shows.
+
+    Attributes:
+        seated: per chair in layout order, the tile on it as printed (``italy/w``, ``joker/m``)
+            or None for an empty chair.
+        bar: the tiles on the bar stools, in stool order (CI-14).
+        hands: each player's face-up tiles (CI-6), sorted, or None when not seen.
+    """
+
+    seated: tuple[str | None, ...]
+    bar: tuple[str, ...] = ()
+    hands: tuple[tuple[str, ...], ...] | None = None
+
+    @classmethod
+    def from_chairs(
+        cls,
+        layout: Layout,
+        seated: dict[str, str],
+        bar: Sequence[str] = (),
+        hands: Sequence[Sequence[str]] | None = None,
+    ) -> Observation:
+        """Build from chair id → printed tile (a joker's ``@nationality`` is dropped)."""
+        row = tuple(
+            hand_tile(seated[chair.id]) if chair.id in seated else None for chair in layout.chairs
+        )
+        return cls(
+            seated=row,
+            bar=tuple(bar),
+            hands=None if hands is None else tuple(tuple(sorted(h)) for h in hands),
+        )
+
+    def seated_by_chair(self, layout: Layout) -> dict[str, str]:
+        """The seated tiles as chair id → printed tile."""
+        return {
+            chair.id: tile
+            for chair, tile in zip(layout.chairs, self.seated, strict=True)
+            if tile is not None
+        }
+
+    def to_json(self, layout: Layout) -> dict[str, object]:
+        """JSON: seated by chair id, the bar, the hands (or null)."""
+        return {
+            "seated": self.seated_by_chair(layout),
+            "bar": list(self.bar),
+            "hands": None if self.hands is None else [list(h) for h in self.hands],
+        }
+
+
+def observe(state: State, *, hands: bool = True) -> Observation:
+    """What the table shows in `state` (jokers without their declaration)."""
+    return Observation(
+        seated=tuple(None if guest is None else hand_tile(guest) for guest in state.seated),
+        bar=state.bar,
+        hands=tuple(tuple(sorted(h)) for h in state.hands) if hands else None,
+    )
+
+
+def check_observation(observation: Observation, layout: Layout) -> list[Problem]:
+    """Every problem of an observation at once (empty when it could be a real table).
+
+    CI-3: one entry per chair of `layout`; CI-2: only known tiles, never more of a kind than the
+    box holds; CI-14: no joker on the bar, at most as many guests as stools.
+    """
+    problems: list[Problem] = []
+    if len(observation.seated) != len(layout.chairs):
+        problems.append(
+            Problem(
+                "CI-3",
+                f"seated must list {len(layout.chairs)} chairs, got {len(observation.seated)}",
+            )
+        )
+    seen: Counter[str] = Counter()
+    for chair, tile in zip(layout.chairs, observation.seated, strict=False):
+        if tile is None:
+            continue
+        if tile not in TILE_COUNTS:
+            problems.append(Problem("CI-2", f"unknown tile {tile!r} at chair {chair.id}"))
+        else:
+            seen[tile] += 1
+    for stool, tile in enumerate(observation.bar, start=1):
+        if tile not in TILE_COUNTS:
+            problems.append(Problem("CI-2", f"unknown tile {tile!r} on bar stool {stool}"))
+            continue
+        seen[tile] += 1
+        if is_joker(tile):
+            problems.append(Problem("CI-14", f"a joker sits on bar stool {stool}"))
+    if len(observation.bar) > len(layout.bar_values):
+        problems.append(
+            Problem(
+                "CI-14",
+                f"{len(observation.bar)} guests at the bar, it has {len(layout.bar_values)} stools",
+            )
+        )
+    for index, hand in enumerate(observation.hands or ()):
+        for tile in hand:
+            if tile not in TILE_COUNTS:
+                problems.append(Problem("CI-2", f"unknown tile {tile!r} in hands[{index}]"))
+            else:
+                seen[tile] += 1
+    for tile, n in sorted(seen.items()):
+        if n > TILE_COUNTS[tile]:
+            problems.append(Problem("CI-2", f"{n} {tile} tiles seen, the box holds {TILE_COUNTS[tile]}"))
+    return problems
+
+
+# --- explaining --------------------------------------------------------------------------------
+
+
+def _turns(state: State, after: Observation) -> Iterable[Action]:
+    """The player's actions consistent with the board in `after` (checked with `is_legal`)."""
+    layout = state.layout
+    before = observe(state, hands=False)
+    new_chairs = [
+        i
+        for i, (old, new) in enumerate(zip(before.seated, after.seated, strict=True))
+        if old is None and new is not None
+    ]
+    changed = [
+        i
+        for i, (old, new) in enumerate(zip(before.seated, after.seated, strict=True))
+        if old is not None and new != old
+    ]
+    grew = len(after.bar) - len(state.bar)
+    if new_chairs and not changed and grew == 0 and len(new_chairs) <= 2:
+        options: list[list[Placement]] = []
+        for chair in new_chairs:
+            tile = after.seated[chair]
+            assert tile is not None
+            nationalities = (
+                layout.chair_nationalities[chair] if is_joker(tile) else (tile.split("/")[0],)
+            )
+            options.append(
+                [Placement(tile, layout.chairs[chair].id, n) for n in dict.fromkeys(nationalities)]
+            )
+        if len(options) == 1:
+            for placement in options[0]:
+                yield Seat((placement,))
+        else:
+            for first in options[0]:
+                for second in options[1]:
+                    yield Seat((first, second))
+                    yield Seat((second, first))
+        return
+    if not new_chairs and len(changed) == 1 and grew == 0:
+        chair = changed[0]
+        old = state.seated[chair]
+        new = after.seated[chair]
+        if old is not None and is_joker(old) and new is not None:
+            yield Swap(layout.chairs[chair].id, new)
+        return
+    if not new_chairs and not changed and grew == 1 and after.bar[:-1] == state.bar:
+        yield ToBar(after.bar[-1])
+        return
+    if not new_chairs and not changed and grew == 0:
+        yield Pass()
+
+
+def _draws(state: State, after: Observation) -> Iterable[Action]:
+    """Refill draws (CI-17) that bring the drawer's hand towards the observed one."""
+    if after.hands is None:
+        return
+    player = state.refill[0]
+    missing = Counter(after.hands[player]) - Counter(state.hands[player])
+    for tile in sorted(missing):
+        yield Draw(tile)
+
+
+def _matches(state: State, after: Observation) -> bool:
+    if state.refill and after.hands is not None and not is_over(state):
+        return False  # still drawing: the hands are not yet what they will be
+    return observe(state, hands=after.hands is not None) == after
+
+
+def explain_states(
+    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+) -> list[tuple[tuple[Action, ...], State]]:
+    """The shortest action sequences from `before` to a state showing `after`, with that state.
+
+    With `visited`, the empty sequence does not count (a pass leaves the table unchanged, CI-16).
+    Of two seatings that differ only in their order, the better-scoring one is kept.
+    """
+    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
+    for depth in range(max_actions + 1):
+        found: dict[State, tuple[tuple[Action, ...], State]] = {}
+        for state, path in frontier:
+            if (path or not visited) and _matches(state, after):
+                found.setdefault(state, (path, state))
+        if found:
+            return _best_orders(list(found.values()))
+        if depth == max_actions:
+            break
+        following: list[tuple[State, tuple[Action, ...]]] = []
+        seen: set[State] = set()
+        for state, path in frontier:
+            if is_over(state):
+                continue
+            steps = _draws(state, after) if state.refill else _turns(state, after)
+            for action in steps:
+                if not is_legal(state, action):
+                    continue
+                nxt = apply_unchecked(state, action)
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                following.append((nxt, path + (action,)))
+        frontier = following
+        if not frontier:
+            break
+    return []
+
+
+def _best_orders(
+    found: list[tuple[tuple[Action, ...], State]],
+) -> list[tuple[tuple[Action, ...], State]]:
+    """Keep, among seatings of the same guests on the same chairs, the best-scoring order."""
+    best: dict[object, tuple[tuple[Action, ...], State]] = {}
+    for path, state in found:
+        first = path[0] if path else None
+        if isinstance(first, Seat):
+            key: object = (frozenset(first.placements), path[1:])
+        else:
+            key = (first, path[1:], state)
+        kept = best.get(key)
+        if kept is None or sum(state.points) > sum(kept[1].points):
+            best[key] = (path, state)
+    return list(best.values())
+
+
+def explain(
+    before: State, after: Observation, *, visited: bool = False
+) -> list[tuple[Action, ...]]:
+    """The legal action sequences that turn `before` into `after` (see `explain_states`).
+
+    An empty list: nothing explains the change (ask the user); several: ambiguous (ask which).
+    """
+    return [path for path, _ in explain_states(before, after, visited=visited)]
+
+
+__all__ = ["MAX_ACTIONS", "Observation", "check_observation", "explain", "explain_states", "observe"]

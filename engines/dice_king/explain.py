@@ -1,0 +1,296 @@
+"""What the camera saw, explained by the rules: observations of a Dice King table and the actions behind them.
+
+The camera sees the six dice in the rolling area (DK-1, DK-8), the row of five inhabitants
+(DK-6) with the top card of each village stack above it (DK-2, DK-10), the top of the penalty
+pile (DK-7) and the top card of each player's kingdom pile (DK-9, DK-11, DK-22). The order of the
+decks is hidden; cards with identical faces (penalties of the same value) are told by their face.
+
+`observe(state)` is what a state shows; `check_observation` reports every problem at once;
+`explain(before, after)` lists the shortest action sequences (rolls, keeps, takes, gifts and
+the reveals that refill the row) that turn `before` into a state that shows `after`. Between two
+turns the dice still lie where they were rolled: a state whose dice are not rolled yet accepts any
+dice in the observation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engines.dice_king.catalogue import DICE, Deck, parse_reading, penalties, villages
+from engines.dice_king.rules import _apply, chance_outcomes, is_over, legal_actions
+from engines.dice_king.scoring import KingdomScore, score_kingdom
+from engines.dice_king.state import (
+    ROW_SLOTS,
+    Action,
+    Give,
+    Phase,
+    Reroll,
+    Reveal,
+    RollDie,
+    State,
+    Take,
+)
+from engines.errors import MalformedError, Problem
+
+MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the table shows.
+
+    Attributes:
+        row: the five row slots left to right: inhabitant id or None (DK-6).
+        village_tops: per location in row order, the top village card id or None (DK-10).
+        penalty_top: the face-up penalty card id, or None (DK-7).
+        dice: the readings in the rolling area, sorted (``5r``); empty when none are seen.
+        kingdom_tops: per player, the top card of their kingdom pile, or None.
+    """
+
+    row: tuple[str | None, ...]
+    village_tops: tuple[str | None, ...]
+    penalty_top: str | None
+    dice: tuple[str, ...]
+    kingdom_tops: tuple[str | None, ...]
+
+
+def observe(state: State) -> Observation:
+    """What the table shows in `state`."""
+    return Observation(
+        row=state.row,
+        village_tops=tuple(stack[0] if stack else None for stack in state.villages),
+        penalty_top=state.penalty_top,
+        dice=state.dice,
+        kingdom_tops=tuple(pile[-1] if pile else None for pile in state.kingdoms),
+    )
+
+
+@cache
+def _penalty_points() -> dict[str, int]:
+    return {p.id: p.points for p in penalties()}
+
+
+@cache
+def _village_ids() -> frozenset[str]:
+    return frozenset(v.id for stack in villages() for v in stack)
+
+
+def _face(deck: Deck, card_id: str | None) -> Any:
+    """What a card looks like: penalties of equal value and twin inhabitants look alike."""
+    if card_id is None:
+        return None
+    points = _penalty_points()
+    if card_id in points:
+        return ("penalty", points[card_id])
+    if card_id in deck:
+        card = deck.card(card_id)
+        return ("inhabitant", card.colour, card.points, card.requirement)
+    return card_id
+
+
+def _faces(deck: Deck, ids: Iterable[str | None]) -> tuple[Any, ...]:
+    return tuple(_face(deck, card_id) for card_id in ids)
+
+
+def matches(state: State, after: Observation) -> bool:
+    """Whether `state` shows `after` (dice not yet rolled accept any dice on the table)."""
+    deck = state.deck
+    shown = observe(state)
+    if _faces(deck, shown.row) != _faces(deck, after.row):
+        return False
+    if shown.village_tops != after.village_tops:
+        return False
+    if _face(deck, shown.penalty_top) != _face(deck, after.penalty_top):
+        return False
+    if _faces(deck, shown.kingdom_tops) != _faces(deck, after.kingdom_tops):
+        return False
+    if state.phase is Phase.ROLL and state.to_roll == DICE:
+        return True  # the dice of the last turn still lie there
+    return state.to_roll == 0 and shown.dice == tuple(sorted(after.dice))
+
+
+def check_observation(observation: Observation, deck: Deck, n_players: int) -> list[Problem]:
+    """Every problem of an observation at once (empty when it could be a real table).
+
+    DK-6: five row slots; DK-2: a village top per location, of that location; DK-1: at most six
+    dice, each a reading such as ``5r``; DK-4: every card known and seen at most once.
+    """
+    problems: list[Problem] = []
+    if len(observation.row) != ROW_SLOTS:
+        problems.append(Problem("DK-6", f"the row must have {ROW_SLOTS} slots, got {len(observation.row)}"))
+    seen: Counter[str] = Counter()
+    for slot, card_id in enumerate(observation.row):
+        if card_id is None:
+            continue
+        seen[card_id] += 1
+        if card_id not in deck:
+            problems.append(Problem("DK-4", f"unknown inhabitant {card_id!r} in row[{slot}]"))
+    stacks = villages()
+    if len(observation.village_tops) != len(stacks):
+        problems.append(
+            Problem("DK-2", f"village_tops must list {len(stacks)} locations, got {len(observation.village_tops)}")
+        )
+    for location, (stack, top) in enumerate(zip(stacks, observation.village_tops, strict=False)):
+        if top is None:
+            continue
+        seen[top] += 1
+        if top not in {v.id for v in stack}:
+            problems.append(Problem("DK-2", f"{top!r} is not a village of location {location}"))
+    if observation.penalty_top is not None:
+        seen[observation.penalty_top] += 1
+        if observation.penalty_top not in _penalty_points():
+            problems.append(Problem("DK-3", f"unknown penalty card {observation.penalty_top!r}"))
+    if len(observation.dice) > DICE:
+        problems.append(Problem("DK-1", f"at most {DICE} dice, got {len(observation.dice)}"))
+    for index, reading in enumerate(observation.dice):
+        try:
+            parse_reading(reading, f"dice[{index}]")
+        except MalformedError as error:
+            problems.append(Problem("DK-1", str(error)))
+    if len(observation.kingdom_tops) != n_players:
+        problems.append(
+            Problem("DK-9", f"kingdom_tops must list {n_players} players, got {len(observation.kingdom_tops)}")
+        )
+    for player, top in enumerate(observation.kingdom_tops):
+        if top is None:
+            continue
+        seen[top] += 1
+        if top not in deck and top not in _penalty_points() and top not in _village_ids():
+            problems.append(Problem("DK-4", f"unknown card {top!r} on kingdom_tops[{player}]"))
+    for card_id, n in sorted(seen.items()):
+        if n > 1:
+            problems.append(Problem("DK-4", f"card {card_id!r} seen {n} times"))
+    return problems
+
+
+def check_kingdom(pile: Sequence[str], deck: Deck) -> list[Problem]:
+    """Every problem of a spread kingdom pile: unknown or repeated cards (DK-4)."""
+    problems = []
+    for card_id, n in sorted(Counter(pile).items()):
+        if card_id not in deck and card_id not in _penalty_points() and card_id not in _village_ids():
+            problems.append(Problem("DK-4", f"unknown card {card_id!r} in the kingdom"))
+        elif n > 1:
+            problems.append(Problem("DK-4", f"card {card_id!r} seen {n} times"))
+    return problems
+
+
+def score_pile(pile: Sequence[str], deck: Deck) -> KingdomScore:
+    """DK-25: the score of a spread kingdom pile (order does not matter for the total)."""
+    return score_kingdom(deck, pile)
+
+
+# --- explaining --------------------------------------------------------------------------------
+
+
+def _steps(state: State, after: Observation) -> Iterable[Action]:
+    """Actions worth trying from `state` towards `after` (chance outcomes pruned by it)."""
+    deck = state.deck
+    if state.phase is Phase.ROLL and state.to_roll:
+        missing = Counter(after.dice) - Counter(state.dice)
+        for reading in sorted(missing):
+            yield RollDie(reading)
+        return
+    outcomes = chance_outcomes(state)
+    if outcomes:  # reveals: only a card whose face the table shows where it would go
+        wanted_row = Counter(_faces(deck, (c for c in after.row if c is not None)))
+        wanted_penalty = _face(deck, after.penalty_top)
+        for action, _ in outcomes:
+            assert isinstance(action, Reveal)
+            face = _face(deck, action.card)
+            if face == wanted_penalty or wanted_row[face]:
+                yield action
+        return
+    target = Counter(after.dice)
+    for action in legal_actions(state):
+        if isinstance(action, Reroll) and Counter(action.keep) - target:
+            continue  # a kept die must still be seen
+        if isinstance(action, Give):
+            receiver = state.players.index(action.player)
+            if _face(deck, after.kingdom_tops[receiver]) != _face(deck, action.card):
+                continue
+        yield action
+
+
+def _key(state: State) -> tuple[Any, ...]:
+    """A state up to the faces of look-alike cards and the hidden orders."""
+    deck = state.deck
+    return (
+        state.phase,
+        state.current,
+        _faces(deck, state.row),
+        state.villages,
+        _face(deck, state.penalty_top),
+        tuple(_faces(deck, pile) for pile in state.kingdoms),
+        state.dice,
+        state.to_roll,
+        state.rolls_done,
+        state.rolls_allowed,
+        state.to_refill,
+        state.gifts,
+        state.extra_turn,
+        len(state.draw_pile),
+        len(state.penalty_pile),
+    )
+
+
+def explain_states(
+    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+) -> list[tuple[tuple[Action, ...], State]]:
+    """The shortest action sequences from `before` to a state showing `after`, with that state.
+
+    With `visited`, the empty sequence does not count (a reroll can show the same dice again).
+    Sequences that end in states that look the same are one explanation.
+    """
+    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
+    seen = {_key(before)}
+    for depth in range(max_actions + 1):
+        found: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
+        for state, path in frontier:
+            if (path or not visited) and matches(state, after):
+                found.setdefault(_key(state), (path, state))
+        if found:
+            return list(found.values())
+        if depth == max_actions:
+            break
+        following: list[tuple[State, tuple[Action, ...]]] = []
+        for state, path in frontier:
+            if is_over(state):
+                continue
+            for action in _steps(state, after):
+                nxt = _apply(state, action)
+                key = _key(nxt)
+                if key in seen:
+                    continue
+                seen.add(key)
+                following.append((nxt, path + (action,)))
+        frontier = following
+        if not frontier:
+            break
+    return []
+
+
+def explain(
+    before: State, after: Observation, *, visited: bool = False
+) -> list[tuple[Action, ...]]:
+    """The legal action sequences that turn `before` into `after` (see `explain_states`).
+
+    An empty list: nothing explains the change (ask the user); several: ambiguous (ask which).
+    """
+    return [path for path, _ in explain_states(before, after, visited=visited)]
+
+
+__all__ = [
+    "MAX_ACTIONS",
+    "Observation",
+    "check_kingdom",
+    "check_observation",
+    "explain",
+    "explain_states",
+    "matches",
+    "observe",
+    "score_pile",
+]

@@ -1,0 +1,243 @@
+"""What the camera saw, explained by the rules: observations of the table and the actions behind them.
+
+The camera sees the offer (KB-6: food piles, each counted), the Emeralds lying on the table
+(KB-7, KB-12), the king's area (KB-15) and an Emerald just drawn and shown (KB-12, the reveal
+area). It never sees a food card drawn from the deck (KB-11) nor the players' hands.
+
+`observe(state)` is what a state shows; `check_observation` reports every problem of an observation
+at once; `explain(before, after)` lists the shortest sequences of actions (chance outcomes
+included) that turn the state `before` into one that shows `after`. A food card drawn unseen is
+written as a `DrawnCard` of the food the deck holds most of (a stand-in: which food it was is
+hidden until the end, KB-11); explanations that differ only in that stand-in are one explanation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from engines.errors import MalformedError, Problem
+from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, EMERALD_INDEX, FOODS
+from engines.kings_breakfast.rules import _apply_unchecked, chance_outcomes, legal_actions
+from engines.kings_breakfast.state import Action, DealCard, DrawCard, DrawnCard, Phase, State
+
+#: explanations longer than this are not searched (a whole deal of 5 players plus a turn)
+MAX_ACTIONS = 14
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the table shows, as counts in `FOODS` order.
+
+    Attributes:
+        offer: food cards in the offer, per food (KB-6).
+        king: food cards in the king's area, per food (KB-15).
+        emeralds: Emeralds lying face up on the table (KB-7, KB-12).
+        revealed: Emeralds shown in the reveal area (0 or 1: one just drawn, KB-12).
+    """
+
+    offer: tuple[int, ...]
+    king: tuple[int, ...]
+    emeralds: int = 0
+    revealed: int = 0
+
+    @classmethod
+    def from_counts(
+        cls,
+        offer: dict[str, int] | None = None,
+        king: dict[str, int] | None = None,
+        emeralds: int = 0,
+        revealed: int = 0,
+    ) -> Observation:
+        """Build from food → count mappings (missing foods count 0).
+
+        Raises:
+            MalformedError: an unknown food (named with its field).
+        """
+        return cls(
+            _counts(offer or {}, "offer"), _counts(king or {}, "king"), emeralds, revealed
+        )
+
+    def to_json(self) -> dict[str, object]:
+        """JSON: food → count (non-zero only) per zone, plus the Emerald counts."""
+        return {
+            "offer": {f: n for f, n in zip(FOODS, self.offer, strict=True) if n},
+            "king": {f: n for f, n in zip(FOODS, self.king, strict=True) if n},
+            "emeralds": self.emeralds,
+            "revealed": self.revealed,
+        }
+
+
+def _counts(mapping: dict[str, int], field: str) -> tuple[int, ...]:
+    for food in mapping:
+        if food not in FOODS:
+            raise MalformedError(f"unknown food {food!r} in {field}")
+    return tuple(int(mapping.get(food, 0)) for food in FOODS)
+
+
+def observe(state: State) -> Observation:
+    """What the table shows in `state` (the hands and the deck's order are not shown)."""
+    return Observation(
+        offer=state.offer,
+        king=state.king,
+        emeralds=state.emeralds_on_table,
+        revealed=1 if state.phase == Phase.EMERALD else 0,
+    )
+
+
+def check_observation(observation: Observation) -> list[Problem]:
+    """Every problem of an observation at once (empty when it could be a real table).
+
+    KB-1: no zone, and no two zones together, show more cards of a kind than the box holds;
+    counts are whole and not negative; KB-12: at most one Emerald is shown in the reveal area.
+    """
+    problems: list[Problem] = []
+    for field in ("offer", "king"):
+        counts = getattr(observation, field)
+        if len(counts) != len(FOODS):
+            problems.append(Problem("KB-1", f"{field} must count {len(FOODS)} foods"))
+            continue
+        for food, n in zip(FOODS, counts, strict=True):
+            if not isinstance(n, int) or n < 0:
+                problems.append(Problem("KB-1", f"{field}.{food} must be a count, got {n!r}"))
+    for field in ("emeralds", "revealed"):
+        n = getattr(observation, field)
+        if not isinstance(n, int) or n < 0:
+            problems.append(Problem("KB-1", f"{field} must be a count, got {n!r}"))
+    if problems:
+        return problems
+    copies = dict(zip(CARDS, CATALOGUE.card_copies, strict=True))
+    for index, food in enumerate(FOODS):
+        seen = observation.offer[index] + observation.king[index]
+        if seen > copies[food]:
+            problems.append(
+                Problem("KB-1", f"{seen} {food} cards seen, the box holds {copies[food]}")
+            )
+    emeralds = observation.emeralds + observation.revealed
+    if emeralds > copies[EMERALD]:
+        problems.append(
+            Problem("KB-1", f"{emeralds} emeralds seen, the box holds {copies[EMERALD]}")
+        )
+    if observation.revealed > 1:
+        problems.append(
+            Problem("KB-12", f"revealed must be 0 or 1 (one emerald drawn), got {observation.revealed}")
+        )
+    return problems
+
+
+# --- explaining --------------------------------------------------------------------------------
+
+
+def _public_key(state: State) -> tuple[object, ...]:
+    """A state without which food each hidden draw was (KB-11): what explanations are told by."""
+    return (
+        state.phase,
+        state.current,
+        state.cook,
+        state.round,
+        state.acted,
+        state.dealt,
+        state.offer,
+        state.king,
+        state.emeralds_on_table,
+        state.taken,
+        tuple(sum(d) for d in state.drawn),
+        state.removed,
+        state.unused,
+        state.deck[EMERALD_INDEX],
+        sum(state.deck),
+    )
+
+
+def _steps(state: State, target: Observation) -> Iterable[Action]:
+    """The actions worth trying from `state` towards `target` (chance outcomes pruned by it)."""
+    if state.phase == Phase.DEAL:
+        for action, _ in chance_outcomes(state):
+            assert isinstance(action, DealCard)
+            if action.card == EMERALD:
+                if state.emeralds_on_table < target.emeralds:
+                    yield action
+            elif state.offer[FOODS.index(action.card)] < target.offer[FOODS.index(action.card)]:
+                yield action
+        return
+    if state.phase == Phase.DRAW:
+        foods = [(n, -i) for i, n in enumerate(state.deck[:EMERALD_INDEX]) if n]
+        if foods:  # one stand-in for the unseen food (the most common one left)
+            _, minus = max(foods)
+            yield DrawnCard(FOODS[-minus])
+        if state.deck[EMERALD_INDEX]:
+            yield DrawnCard(EMERALD)
+        return
+    yield from legal_actions(state)
+
+
+def explain_states(
+    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+) -> list[tuple[tuple[Action, ...], State]]:
+    """The shortest action sequences from `before` to a state showing `after`, with that state.
+
+    With `visited` (a hand was over the table), the empty sequence does not count: a table that
+    looks the same after a visit is explained by an invisible action (a draw, KB-11).
+    Sequences that end in the same public state are one explanation (the first found is kept).
+    """
+    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
+    seen = {_public_key(before)}
+    for depth in range(max_actions + 1):
+        found: dict[tuple[object, ...], tuple[tuple[Action, ...], State]] = {}
+        for state, path in frontier:
+            if (path or not visited) and state.phase != Phase.DRAW and observe(state) == after:
+                found.setdefault(_public_key(state), (path, state))
+        if found:
+            return list(found.values())
+        if depth == max_actions:
+            break
+        following: list[tuple[State, tuple[Action, ...]]] = []
+        for state, path in frontier:
+            if state.phase == Phase.OVER:
+                continue
+            for action in _steps(state, after):
+                nxt = _apply_unchecked(state, action)
+                key = _public_key(nxt)
+                if key in seen:
+                    continue
+                seen.add(key)
+                following.append((nxt, path + (action,)))
+        frontier = following
+        if not frontier:
+            break
+    return []
+
+
+def explain(
+    before: State, after: Observation, *, visited: bool = False
+) -> list[tuple[Action, ...]]:
+    """The legal action sequences (shortest first found) that turn `before` into `after`.
+
+    An empty list: nothing explains the change (ask the user); several: the change is ambiguous
+    (ask which). ``[()]``: nothing happened.
+    """
+    return [path for path, _ in explain_states(before, after, visited=visited)]
+
+
+def public_actions(path: Sequence[Action]) -> list[str]:
+    """A path as the table saw it: a hidden draw is written ``drawn ?`` (KB-11)."""
+    out = []
+    for action in path:
+        if isinstance(action, DrawnCard) and action.card != EMERALD:
+            out.append("drawn ?")
+        elif isinstance(action, DrawCard):
+            out.append("draw")
+        else:
+            out.append(repr(action))
+    return out
+
+
+__all__ = [
+    "MAX_ACTIONS",
+    "Observation",
+    "check_observation",
+    "explain",
+    "explain_states",
+    "observe",
+    "public_actions",
+]
