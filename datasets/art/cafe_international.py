@@ -474,42 +474,50 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
             hex_bgr("#7B4F2A"),
             radius=stool_r * 0.5,
         )
-        for i, s in enumerate(stools):
-            p = u(s)
-            cv.circle(p, stool_r, hex_bgr("#B71C1C"))
-            cv.circle(p, stool_r * 0.84, hex_bgr("#E53935"))
-            cv.text(str(i + 1), (p[0], p[1] - stool_r * 0.36), stool_r * 0.4, WHITE, weight=0.14)
+        for i, stool in enumerate(stools):
+            sp_ = u(stool)
+            cv.circle(sp_, stool_r, hex_bgr("#B71C1C"))
+            cv.circle(sp_, stool_r * 0.84, hex_bgr("#E53935"))
+            cv.text(
+                str(i + 1), (sp_[0], sp_[1] - stool_r * 0.36), stool_r * 0.4, WHITE, weight=0.14
+            )
             if i < len(values):
                 v = int(values[i])
                 cv.text(
                     f"{v:+d}",
-                    (p[0], p[1] + stool_r * 0.34),
+                    (sp_[0], sp_[1] + stool_r * 0.34),
                     stool_r * 0.46,
                     hex_bgr("#FFF59D"),
                     weight=0.16,
                 )
     # chair places (a tile's seat); shared chairs have an inner ring
     for c in layout["chairs"]:
-        p = u(chairs[c["id"]])
+        cp = u(chairs[c["id"]])
         s2 = geo.chair_sides[c["id"]] / 2
-        cv.rect(p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_fill, radius=side * 0.18)
+        cv.rect(cp[0] - s2, cp[1] - s2, cp[0] + s2, cp[1] + s2, chair_fill, radius=side * 0.18)
         cv.rect(
-            p[0] - s2 * 0.86,
-            p[1] - s2 * 0.86,
-            p[0] + s2 * 0.86,
-            p[1] + s2 * 0.86,
+            cp[0] - s2 * 0.86,
+            cp[1] - s2 * 0.86,
+            cp[0] + s2 * 0.86,
+            cp[1] + s2 * 0.86,
             lighter(chair_fill, 0.25),
             radius=side * 0.14,
         )
         cv.rect(
-            p[0] - s2, p[1] - s2, p[0] + s2, p[1] + s2, chair_edge, side * 0.04, radius=side * 0.18
+            cp[0] - s2,
+            cp[1] - s2,
+            cp[0] + s2,
+            cp[1] + s2,
+            chair_edge,
+            side * 0.04,
+            radius=side * 0.18,
         )
         if len(c["tables"]) > 1:  # a shared chair: two-tone rim
             cv.rect(
-                p[0] - s2 * 0.7,
-                p[1] - s2 * 0.7,
-                p[0] + s2 * 0.7,
-                p[1] + s2 * 0.7,
+                cp[0] - s2 * 0.7,
+                cp[1] - s2 * 0.7,
+                cp[0] + s2 * 0.7,
+                cp[1] + s2 * 0.7,
                 hex_bgr("#F0E0C0"),
                 side * 0.04,
                 radius=side * 0.1,

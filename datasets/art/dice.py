@@ -181,7 +181,8 @@ def random_die_style(rng: np.random.Generator, split: str = "train") -> DieStyle
         family = f"marbled_{family}_{second}"
     # jitter the body a little so no two dice are exactly alike
     jitter = rng.normal(0.0, 6.0, 3)
-    body = tuple(int(np.clip(v + j, 0, 255)) for v, j in zip(body, jitter, strict=True))  # type: ignore[assignment]
+    jittered = [int(np.clip(v + j, 0, 255)) for v, j in zip(body, jitter, strict=True)]
+    body = (jittered[0], jittered[1], jittered[2])
     pip_shape = str(rng.choice(["round", "round", "round", "square", "engraved"]))
     if pip_shape == "engraved":
         pip = darker(body, 0.55) if _luma(body) > 90 else lighter(body, 0.45)
@@ -270,7 +271,7 @@ def _smooth_noise(seed: int, size: int, cells: int) -> np.ndarray:
 
 def _body_texture(style: DieStyle, size: int, value: int) -> np.ndarray:
     body = np.array(style.body_bgr, np.float32)
-    img = np.empty((size, size, 3), np.float32)
+    img: np.ndarray = np.empty((size, size, 3), np.float32)
     img[:] = body
     if style.wood:
         yy = np.linspace(0, 1, size, dtype=np.float32)[:, None]

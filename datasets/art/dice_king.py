@@ -506,7 +506,7 @@ def _requirement(
         )
     elif kind == "jolly_orc":
         symbols = ("star", "moon", "triangle", "square")
-        specs = []
+        specs: list[dict[str, Any]] = []
         for i, g in enumerate(params.get("groups", [])):
             specs += [{"value": None, "symbol": symbols[i % 4]} for _ in range(int(g))]
         _dice_row(cv, cx, row_y, specs, w - 4)

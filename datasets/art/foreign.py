@@ -46,7 +46,7 @@ def _contrasting(rng: np.random.Generator, bg: np.ndarray) -> BGR:
     luma = float(bg.reshape(-1, 3).mean(axis=0) @ np.array([0.114, 0.587, 0.299]))
     c = _colour(rng)
     if luma > 140:
-        return tuple(int(v * 0.45) for v in c)  # type: ignore[return-value]
+        return (int(c[0] * 0.45), int(c[1] * 0.45), int(c[2] * 0.45))
     return lighter(c, 0.6)
 
 
@@ -69,6 +69,7 @@ def _colour_map(t: np.ndarray, colours: list[BGR]) -> np.ndarray:
 def _background(rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, str]:
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     xn, yn = xx / max(w, 1), yy / max(w, 1)
+    img: np.ndarray
     style = str(
         rng.choice(
             [
@@ -319,10 +320,10 @@ def _content(cv: Canvas, rng: np.random.Generator, kind: str, bg: np.ndarray) ->
         elif what == "picture":
             x0, y0 = w * 0.1, h * rng.uniform(0.08, 0.2)
             x1, y1 = w * 0.9, y0 + h * rng.uniform(0.3, 0.5)
-            a = [int(round(v * cv.scale)) for v in (x0, y0, x1, y1)]
-            sub_h, sub_w = max(1, a[3] - a[1]), max(1, a[2] - a[0])
+            box = [int(round(v * cv.scale)) for v in (x0, y0, x1, y1)]
+            sub_h, sub_w = max(1, box[3] - box[1]), max(1, box[2] - box[0])
             pic, _ = _background(rng, sub_h, sub_w)
-            cv.image[a[1] : a[1] + sub_h, a[0] : a[0] + sub_w] = pic
+            cv.image[box[1] : box[1] + sub_h, box[0] : box[0] + sub_w] = pic
             cv.rect(x0, y0, x1, y1, ink, w * 0.01)
             _text(
                 cv,
@@ -392,7 +393,8 @@ def _border(cv: Canvas, rng: np.random.Generator, kind: str) -> str:
     if style in ("white", "black", "colour"):
         col: BGR = {"white": (250, 250, 250), "black": (20, 20, 20)}.get(style, _colour(rng))
         if style == "white" and rng.random() < 0.5:
-            col = (int(rng.integers(225, 256)),) * 3  # type: ignore[assignment]
+            grey = int(rng.integers(225, 256))
+            col = (grey, grey, grey)
         cv.rect(0, 0, w, m, col)
         cv.rect(0, h - m, w, h, col)
         cv.rect(0, 0, m, h, col)

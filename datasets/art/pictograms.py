@@ -9,7 +9,7 @@ drawing code makes a 64-pixel thumbnail and a 600-dpi print. Shapes used by more
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -34,7 +34,8 @@ def hex_bgr(code: str) -> BGR:
 
 def mix(a: BGR, b: BGR, t: float) -> BGR:
     """Blend two colours: ``t = 0`` gives `a`, ``t = 1`` gives `b`."""
-    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+    r = [int(round(x + (y - x) * t)) for x, y in zip(a, b, strict=True)]
+    return (r[0], r[1], r[2])
 
 
 def darker(c: BGR, t: float = 0.35) -> BGR:
@@ -436,7 +437,9 @@ def crown(cv: Canvas, c: Point, w: float, colour: BGR, jewel: BGR) -> None:
     cv.circle((x, y + h * 0.22), w * 0.07, jewel)
 
 
-def render_supersampled(draw, width_px: int, min_internal_px: int = 360):  # type: ignore[no-untyped-def]
+def render_supersampled(
+    draw: Callable[[int], np.ndarray], width_px: int, min_internal_px: int = 360
+) -> np.ndarray:
     """Call ``draw(internal_width_px)`` at a larger width when needed and downsample with area.
 
     Thin strokes and Hershey text look clean at small sizes this way.

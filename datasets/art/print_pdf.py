@@ -19,12 +19,16 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 import datasets.art as art
 from datasets.art import cafe_international as _ci
+
+if TYPE_CHECKING:
+    from fpdf import FPDF
 
 PAGE_MM: tuple[float, float] = (210.0, 297.0)  # A4 portrait
 MARGIN_MM = 7.0
@@ -333,7 +337,7 @@ def _board_part(big: np.ndarray, page: Page, p: Placement) -> np.ndarray:
     return big[y0:y1, x0:x1]
 
 
-def _marks(pdf, page: Page) -> None:  # type: ignore[no-untyped-def]
+def _marks(pdf: FPDF, page: Page) -> None:
     """Crop marks: short lines in the margins at every cut position."""
     pdf.set_draw_color(120, 120, 120)
     pdf.set_line_width(0.15)
