@@ -180,3 +180,11 @@ def test_inhabitant_band_has_its_location_colour() -> None:
         patch = img[10:13, 100:110].reshape(-1, 3).astype(int).mean(axis=0)
         expected = np.array(LOCATION_COLOURS[card["colour"]])
         assert np.abs(patch - expected).max() < 30, (card["id"], patch, expected)
+
+
+def test_contact_sheet_shows_a_game_with_dice_and_foreign_pieces() -> None:
+    from datasets.art.__main__ import contact_sheet
+
+    sheet = contact_sheet(("kings-breakfast",), 40)
+    assert sheet.dtype == np.uint8 and sheet.ndim == 3
+    assert sheet.shape[0] > 40 * 89 / 57 + 20 and sheet.shape[1] >= 9 * 40
