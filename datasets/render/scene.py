@@ -254,7 +254,6 @@ def render_pieces(
             draw_distractor(image, ids, camera, light, d)
 
     # visibility in the pinhole image, before the lens bends it
-    counts = _visible_counts(ids, pieces, quads, hulls)
     # light, lens, camera
     image = apply_light(image, light, environment.effects)
     if camera.has_distortion:
@@ -276,6 +275,13 @@ def render_pieces(
     projected = camera.project(np.vstack(corner_sets + outline_sets)) if pieces else []
     parts = np.split(projected, np.cumsum(sizes)[:-1]) if pieces else []
     n = len(pieces)
+    # visibility in the final image: visible id pixels over the pixels of the whole outline
+    final_quads = {i: parts[i] for i in quads}
+    final_hulls = {
+        i: cv2.convexHull(parts[n + i].astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        for i in hulls
+    }
+    counts = _visible_counts(ids, pieces, final_quads, final_hulls)
     objects = [
         _record(i, p, parts[i], parts[n + i], camera, ids, counts, rules)
         for i, p in enumerate(pieces)
@@ -335,11 +341,13 @@ def _record(
             )
             ys, xs = np.nonzero(mask)
             if len(xs):
+                # pixel extent, never beyond the piece's own outline (rasterising rounds outwards)
+                full = box_from_corners(outline)
                 box = [
-                    float(x0 + xs.min()),
-                    float(y0 + ys.min()),
-                    float(x0 + xs.max() + 1),
-                    float(y0 + ys.max() + 1),
+                    float(max(x0 + xs.min(), full[0])),
+                    float(max(y0 + ys.min(), full[1])),
+                    float(min(x0 + xs.max() + 1, full[2])),
+                    float(min(y0 + ys.max() + 1, full[3])),
                 ]
     target = box is not None and p.kind != "board"
     if target and box is not None:
@@ -433,3 +441,43 @@ def render_sample(
         "distractors": rendered.distractors,
     }
     return Sample(jpeg, rendered, truth)
+
+
+def neutral_environment(camera: Camera, *, split: str = "train") -> Environment:
+    """A plain environment around `camera`: first texture family, soft daylight, no camera effects.
+
+    For tests and for rendering a given state where the look should not vary.
+    """
+    family = sample_surface(np.random.default_rng(0), split).family
+    surface = TableSurface(split, family, 0, 1.0, 0.0, (1.0, 1.0, 1.0), (0.0, 0.0))
+    light = Light(
+        family="neutral",
+        kelvin=5500.0,
+        awb=1.0,
+        direction_deg=45.0,
+        elevation_deg=70.0,
+        gradient=0.0,
+        gradient_angle_deg=0.0,
+        spot=0.0,
+        spot_centre=(0.5, 0.5),
+        spot_radius=0.5,
+        shadow_strength=0.3,
+        shadow_softness=0.5,
+        tint=(1.0, 1.0, 1.0),
+        glare=None,
+    )
+    effects = Effects(
+        exposure=1.0,
+        gamma=1.0,
+        contrast=1.0,
+        saturation=1.0,
+        white_balance=(1.0, 1.0, 1.0),
+        vignetting=0.0,
+        defocus_sigma=0.0,
+        motion_length=0.0,
+        motion_angle_deg=0.0,
+        noise_sigma=0.0,
+        noise_offset=(0, 0),
+        jpeg_quality=95,
+    )
+    return Environment(camera, surface, light, effects)
