@@ -80,6 +80,12 @@ def test_board_scales_with_px_per_unit_and_rejects_bad_input() -> None:
         art.board(layout, 0.0)
     with pytest.raises(ValueError, match="layout without positions"):
         art.board({"tables": [{"id": "T1", "nationality": "italy"}], "chairs": []}, 1.0)
+    bad = {
+        "tables": [{"id": "T1", "nationality": "atlantis", "center": [50, 50]}],
+        "chairs": [{"id": "C1", "tables": ["T1"], "center": [50, 20]}],
+    }
+    with pytest.raises(ValueError, match="unknown nationality 'atlantis'"):
+        art.board(bad, 1.0)
 
 
 def test_board_is_deterministic() -> None:
