@@ -1,0 +1,452 @@
+"""Identify cards and tiles by matching their rectified faces against a gallery of references.
+
+Each card or tile quad is warped to a small canonical thumbnail and described by two blocks:
+its lightness layout (blurred, zero-mean, unit length: normalised cross-correlation, blind to
+exposure and contrast) and its colour layout (Lab chroma with the face's mean removed, blind to
+white balance). The similarity of two faces is the weighted sum of the two blocks' cosines, in
+[-1, 1]. Every reference is described in all four rotations (a card turned a quarter is
+described squashed into the upright frame, exactly as the query warp would show it), so the order
+in which the detector lists a quad's corners does not matter; the best rotation also tells which
+corner is the printed top-left.
+
+A piece is identified when its best class scores at least `IdentifyConfig.min_score` and beats the
+best *other* class by `IdentifyConfig.min_margin`; otherwise its identity is None and the top
+candidates are kept (`Match.candidates`) for the UI to offer. Backs are classes too: a face-down
+piece matches its back and stays unidentified. References with identical faces (Dice King's
+penalty cards of equal value) form one class named after the first of them (`Match.aliases`).
+
+Enrolled references (the user's own printing) are matched first: when they identify the piece
+the companion art is not consulted. Matching is vectorised: one matrix product for all pieces of
+a frame (`benchmarks/identify_speed.py`).
+
+Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `thumb_size`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.detections import Detections
+from vision.gallery import GAME_KINDS, Gallery, Reference, load_gallery
+from vision.geometry import is_convex_clockwise
+from vision.rectify import warp_face
+
+
+@dataclass(frozen=True)
+class IdentifyConfig:
+    """Thresholds and sizes of identification (defaults tuned on rendered eval scenes).
+
+    Attributes:
+        card_thumb: (width, height) of the canonical card thumbnail; both card games use it
+            (their aspects, 1.40 and 1.56, are close enough to squash into one frame).
+        tile_thumb: (width, height) of the canonical tile thumbnail.
+        inset: fraction of the thumbnail cut off at each side before describing it (rounded
+            corners, the table beyond them and a few per cent of corner error).
+        blur_sigma: Gaussian blur (thumbnail pixels) of the lightness block.
+        colour_grid: the colour block's cells are this many thumbnail pixels square.
+        lightness_weight: weight of the lightness layout's cosine in the similarity.
+        colour_weight: weight of the colour layout's cosine in the similarity.
+        chroma_floor: chroma (Lab units, root mean square) below which a face counts as grey:
+            its colour block is shrunk instead of amplified (noise is not a colour).
+        min_score: least similarity of the best class to identify a piece.
+        min_margin: least lead of the best class over the best other class.
+        min_distance_ratio: the best other class must be at least this many times farther
+            (distance = 1 − similarity) than the best class (a ratio test: a lead of 0.05 is
+            decisive at similarity 0.97 and meaningless at 0.5).
+        enrolled_min_score: least similarity for an enrolled reference (matched first).
+        enrolled_min_margin: least lead for an enrolled reference.
+        top_k: how many candidates a `Match` keeps for the UI.
+        min_side_px: quads whose shorter side is under this many pixels are not identified.
+        duplicate_similarity: references this similar (in every block) are one class.
+        reference_blurs: each reference is also described blurred by these Gaussian sigmas
+            (thumbnail pixels), so a defocused or moving piece is compared with references as
+            blurred as itself and the classes keep their margins.
+    """
+
+    card_thumb: tuple[int, int] = (24, 36)
+    tile_thumb: tuple[int, int] = (24, 24)
+    inset: float = 0.07
+    blur_sigma: float = 0.7
+    colour_grid: int = 2
+    lightness_weight: float = 0.55
+    colour_weight: float = 0.45
+    chroma_floor: float = 4.0
+    min_score: float = 0.4
+    min_margin: float = 0.02
+    min_distance_ratio: float = 1.5
+    enrolled_min_score: float = 0.4
+    enrolled_min_margin: float = 0.02
+    top_k: int = 3
+    min_side_px: float = 8.0
+    duplicate_similarity: float = 0.995
+    reference_blurs: tuple[float, ...] = (1.0, 2.0)
+
+
+@dataclass(frozen=True)
+class Match:
+    """What identification concluded about one piece.
+
+    Attributes:
+        identity: the piece id, or None (not confident, a back, or nothing matched).
+        score: similarity of the best class (in [-1, 1]; 0 when there was nothing to match).
+        margin: lead of the best class over the best other class.
+        rotation: quarter turns r such that ``np.roll(corners, r, axis=0)`` lists the printed
+            TL, TR, BR, BL corners (meaningful when something matched).
+        label: the best class's label (an identity, or ``back:<game>``), even when not accepted.
+        source: ``enrolled`` or ``companion``: where the best reference came from.
+        candidates: the best `top_k` (label, similarity) pairs, best first.
+        aliases: every identity with the same face as the best class (its label first).
+    """
+
+    identity: str | None
+    score: float
+    margin: float
+    rotation: int
+    label: str | None
+    source: str | None
+    candidates: tuple[tuple[str, float], ...] = ()
+    aliases: tuple[str, ...] = field(default=())
+
+
+_NO_MATCH = Match(None, 0.0, 0.0, 0, None, None)
+
+
+def thumb_size(kind: str, config: IdentifyConfig) -> tuple[int, int]:
+    """The canonical (width, height) thumbnail of a `kind` (card or tile)."""
+    if kind == "card":
+        return config.card_thumb
+    if kind == "tile":
+        return config.tile_thumb
+    raise ValueError(f"no thumbnail for kind {kind!r} (card or tile)")
+
+
+def _inset_slices(size: tuple[int, int], inset: float) -> tuple[slice, slice]:
+    w, h = size
+    mx, my = int(round(w * inset)), int(round(h * inset))
+    return slice(my, h - my), slice(mx, w - mx)
+
+
+def describe(thumbs: np.ndarray, config: IdentifyConfig) -> np.ndarray:
+    """Descriptors of (n, H, W, 3) uint8 BGR thumbnails: (n, D) float32 blocks, each unit length.
+
+    The first block is the lightness layout, the second the colour layout; their lengths are
+    `lightness_weight` and `colour_weight` square-rooted so that a dot product of two descriptors
+    is the weighted similarity.
+    """
+    thumbs = np.asarray(thumbs, np.uint8)
+    n, h, w = thumbs.shape[:3]
+    if n == 0:
+        return np.zeros((0, 0), np.float32)
+    rows, cols = _inset_slices((w, h), config.inset)
+    lab = cv2.cvtColor(
+        thumbs.reshape(n * h, w, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab
+    ).reshape(n, h, w, 3)[:, rows, cols]
+    lightness = lab[..., 0]
+    if config.blur_sigma > 0:
+        lightness = _blur_stack(lightness, config.blur_sigma)
+    lightness = lightness.reshape(n, -1)
+    lightness = lightness - lightness.mean(axis=1, keepdims=True)
+    lightness /= np.linalg.norm(lightness, axis=1, keepdims=True) + 1e-6
+
+    g = max(1, config.colour_grid)
+    chroma = lab[..., 1:]
+    ch, cw = (chroma.shape[1] // g) * g, (chroma.shape[2] // g) * g
+    chroma = chroma[:, :ch, :cw].reshape(n, ch // g, g, cw // g, g, 2).mean(axis=(2, 4))
+    chroma = chroma.reshape(n, -1, 2)
+    chroma = chroma - chroma.mean(axis=1, keepdims=True)
+    chroma = chroma.reshape(n, -1)
+    norm = np.linalg.norm(chroma, axis=1, keepdims=True)
+    floor = config.chroma_floor * np.sqrt(chroma.shape[1] / 2)
+    chroma /= np.maximum(norm, floor)
+    return np.hstack(
+        [
+            np.sqrt(config.lightness_weight) * lightness,
+            np.sqrt(config.colour_weight) * chroma,
+        ]
+    ).astype(np.float32)
+
+
+def _blur_stack(images: np.ndarray, sigma: float) -> np.ndarray:
+    """Separable Gaussian blur of (n, H, W) float images (edges replicated), vectorised."""
+    radius = max(1, int(np.ceil(2.5 * sigma)))
+    taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    taps /= taps.sum()
+    out = images
+    for axis in (1, 2):
+        pad = [(0, 0)] * 3
+        pad[axis] = (radius, radius)
+        padded = np.pad(out, pad, mode="edge")
+        size = out.shape[axis]
+        acc = np.zeros_like(out)
+        for k, weight in enumerate(taps):
+            acc += weight * np.take(padded, np.arange(k, k + size), axis=axis)
+        out = acc
+    return out
+
+
+def _rotated_views(face: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The 4 thumbnails a query warp shows of `face` when its corners start r places later."""
+    fh, fw = face.shape[:2]
+    rect = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64)
+    return np.stack([warp_face(face, np.roll(rect, -r, axis=0), size) for r in range(4)])
+
+
+@dataclass
+class _Bank:
+    """The descriptors of one kind's references: (R * 4, D), with per-row reference index."""
+
+    references: list[Reference]
+    descriptors: np.ndarray  # (R, 4 * blur variants, D): variant v is rotation v % 4
+    classes: np.ndarray  # (R,) class index
+    class_labels: list[str]
+    class_aliases: list[tuple[str, ...]]
+    class_identity: list[str | None]
+    class_source: list[str]
+    class_game: list[str]
+
+
+class Identifier:
+    """Matches card and tile faces against a gallery; build once, call per frame.
+
+    Args:
+        gallery: references to match against; by default `vision.gallery.load_gallery()`
+            (enrolled faces from the user data folder first, then the companion art).
+        config: thresholds and sizes.
+    """
+
+    def __init__(self, gallery: Gallery | None = None, config: IdentifyConfig | None = None):
+        self.config = config or IdentifyConfig()
+        self.gallery = gallery if gallery is not None else load_gallery()
+        self.problems: tuple[str, ...] = self.gallery.problems
+        self._banks: dict[tuple[str, str], _Bank] = {}
+        by_key: dict[tuple[str, str], list[Reference]] = {}
+        for ref in self.gallery.references:
+            stage = "enrolled" if ref.source == "enrolled" else "companion"
+            by_key.setdefault((ref.kind, stage), []).append(ref)
+        for key, refs in by_key.items():
+            self._banks[key] = self._build_bank(refs, key[0])
+
+    # --- building ------------------------------------------------------------------------------
+    def _build_bank(self, refs: list[Reference], kind: str) -> _Bank:
+        size = thumb_size(kind, self.config)
+        views = np.stack([_rotated_views(np.asarray(r.face), size) for r in refs])
+        flat = views.reshape(-1, *views.shape[2:])
+        variants = [flat] + [
+            np.stack([cv2.GaussianBlur(v, (0, 0), sigma) for v in flat])
+            for sigma in self.config.reference_blurs
+        ]
+        descriptors = np.stack(
+            [describe(v, self.config).reshape(len(refs), 4, -1) for v in variants], axis=1
+        ).reshape(len(refs), 4 * len(variants), -1)
+        labels: list[str] = []
+        aliases: list[list[str]] = []
+        identity: list[str | None] = []
+        source: list[str] = []
+        games: list[str] = []
+        classes = np.zeros(len(refs), np.int64)
+        upright = descriptors[:, 0]
+        for i, ref in enumerate(refs):
+            found = -1
+            for j, label in enumerate(labels):
+                if label == ref.label and source[j] == ref.source:
+                    found = j  # the same piece enrolled twice: one class
+                    break
+            if found < 0:
+                for j in range(len(labels)):
+                    first = int(np.flatnonzero(classes[:i] == j)[0]) if i else -1
+                    if (
+                        first >= 0
+                        and games[j] == ref.game
+                        and identity[j] is not None
+                        and ref.identity is not None
+                        and float(upright[first] @ upright[i]) >= self.config.duplicate_similarity
+                    ):
+                        found = j
+                        break
+            if found < 0:
+                labels.append(ref.label)
+                aliases.append([ref.label])
+                identity.append(ref.identity)
+                source.append(ref.source)
+                games.append(ref.game)
+                found = len(labels) - 1
+            elif ref.label not in aliases[found]:
+                aliases[found].append(ref.label)
+            classes[i] = found
+        return _Bank(
+            references=refs,
+            descriptors=descriptors,
+            classes=classes,
+            class_labels=labels,
+            class_aliases=[tuple(a) for a in aliases],
+            class_identity=identity,
+            class_source=source,
+            class_game=games,
+        )
+
+    # --- matching ------------------------------------------------------------------------------
+    def match_descriptors(
+        self, descriptors: np.ndarray, kind: str, games: Sequence[str] | None = None
+    ) -> list[Match]:
+        """Match (n, D) query descriptors of one `kind`; enrolled references first."""
+        n = len(descriptors)
+        results: list[Match | None] = [None] * n
+        for stage in ("enrolled", "companion"):
+            bank = self._banks.get((kind, stage))
+            pending = [i for i in range(n) if results[i] is None or results[i].identity is None]
+            if bank is None or not pending:
+                continue
+            matches = self._match_bank(bank, descriptors[pending], games, stage)
+            for i, m in zip(pending, matches, strict=True):
+                previous = results[i]
+                if m.identity is not None or previous is None or m.score > previous.score:
+                    results[i] = m
+        return [m if m is not None else _NO_MATCH for m in results]
+
+    def _match_bank(
+        self, bank: _Bank, queries: np.ndarray, games: Sequence[str] | None, stage: str
+    ) -> list[Match]:
+        config = self.config
+        n_classes = len(bank.class_labels)
+        allowed = np.ones(n_classes, bool)
+        if games is not None:
+            allowed = np.array([g in games for g in bank.class_game], bool)
+        if not allowed.any():
+            return [_NO_MATCH] * len(queries)
+        r, v, d = bank.descriptors.shape
+        sims = (queries @ bank.descriptors.reshape(r * v, d).T).reshape(len(queries), r, v)
+        best_rotation = sims.argmax(axis=2) % 4
+        per_ref = sims.max(axis=2)
+        per_class = np.full((len(queries), n_classes), -np.inf, np.float32)
+        rows = np.repeat(np.arange(len(queries)), r)
+        np.maximum.at(per_class, (rows, np.tile(bank.classes, len(queries))), per_ref.ravel())
+        per_class[:, ~allowed] = -np.inf
+        order = np.argsort(-per_class, axis=1)
+        min_score = config.enrolled_min_score if stage == "enrolled" else config.min_score
+        min_margin = config.enrolled_min_margin if stage == "enrolled" else config.min_margin
+        out: list[Match] = []
+        for q in range(len(queries)):
+            best = int(order[q, 0])
+            score = float(per_class[q, best])
+            second = float(per_class[q, order[q, 1]]) if n_classes > 1 else -1.0
+            if not np.isfinite(second):
+                second = -1.0
+            margin = score - second
+            members = np.flatnonzero(bank.classes == best)
+            ref = int(members[np.argmax(per_ref[q, members])])
+            accepted = (
+                score >= min_score
+                and margin >= min_margin
+                and (1.0 - second) >= config.min_distance_ratio * (1.0 - score)
+                and bank.class_identity[best] is not None
+            )
+            candidates = tuple(
+                (bank.class_labels[int(c)], round(float(per_class[q, c]), 4))
+                for c in order[q, : config.top_k]
+                if np.isfinite(per_class[q, c])
+            )
+            out.append(
+                Match(
+                    identity=bank.class_identity[best] if accepted else None,
+                    score=score,
+                    margin=margin,
+                    rotation=int(best_rotation[q, ref]),
+                    label=bank.class_labels[best],
+                    source=bank.class_source[best],
+                    candidates=candidates,
+                    aliases=bank.class_aliases[best],
+                )
+            )
+        return out
+
+    def thumbnails(self, frame: np.ndarray, corners: np.ndarray, kind: str) -> np.ndarray:
+        """Canonical thumbnails (n, H, W, 3) of (n, 4, 2) quads of `kind` in `frame`."""
+        size = thumb_size(kind, self.config)
+        quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+        out = np.empty((len(quads), size[1], size[0], 3), np.uint8)
+        for i, quad in enumerate(quads):
+            out[i] = warp_face(frame, quad, size)
+        return out
+
+    def match(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        games: Sequence[str] | None = None,
+    ) -> list[Match | None]:
+        """One `Match` per detection row (None for dice and for quads that cannot be read).
+
+        `frame` is the full-size uint8 BGR (H, W, 3) frame the detections' corners refer to;
+        `games` restricts the candidates (None: every game in the gallery). Corners listed
+        counter-clockwise are read in reverse.
+        """
+        results: list[Match | None] = [None] * len(detections)
+        for kind in ("card", "tile"):
+            rows = []
+            quads = []
+            for i in np.flatnonzero(detections.kinds == kind):
+                quad = _clockwise(detections.corners_px[i])
+                if quad is None:
+                    continue
+                sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+                if sides.min() < self.config.min_side_px:
+                    continue
+                rows.append(int(i))
+                quads.append(quad)
+            if not rows:
+                continue
+            thumbs = self.thumbnails(frame, np.stack(quads), kind)
+            matches = self.match_descriptors(describe(thumbs, self.config), kind, games)
+            for i, m in zip(rows, matches, strict=True):
+                results[i] = m
+        return results
+
+    def identify(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        games: Sequence[str] | None = None,
+    ) -> Detections:
+        """`detections` with identities and identity scores of cards and tiles filled in.
+
+        An identified piece's corners are re-listed from its printed top-left (clockwise); the
+        others keep theirs. Unidentified pieces get identity None and score 0.
+        """
+        matches = self.match(frame, detections, games)
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        corners = detections.corners_px.copy()
+        for i, m in enumerate(matches):
+            if m is None:
+                continue
+            identities[i] = m.identity
+            scores[i] = max(0.0, m.score) if m.identity is not None else 0.0
+            if m.identity is not None:
+                quad = _clockwise(corners[i])
+                if quad is not None:
+                    corners[i] = np.roll(quad, m.rotation, axis=0)
+        return detections.with_fields(
+            identities=identities, identity_scores=scores, corners_px=corners
+        )
+
+
+def _clockwise(corners: np.ndarray) -> np.ndarray | None:
+    quad = np.asarray(corners, np.float64).reshape(4, 2)
+    if not np.all(np.isfinite(quad)):
+        return None
+    if is_convex_clockwise(quad):
+        return quad
+    reversed_quad = quad[[0, 3, 2, 1]]
+    return reversed_quad if is_convex_clockwise(reversed_quad) else None
+
+
+def default_games() -> tuple[str, ...]:
+    """Every game the gallery knows."""
+    return tuple(GAME_KINDS)
+
+
+__all__ = ["IdentifyConfig", "Identifier", "Match", "describe", "thumb_size"]
