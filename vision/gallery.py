@@ -151,7 +151,7 @@ def identity_from_key(game: str, key: str) -> str:
 
 # --- the user data folder ------------------------------------------------------------------------
 def user_data_home() -> Path:
-    """The user data folder: ``$TABLE_COMPANION_HOME`` when set, else the platform's (not created)."""
+    """The user data folder: ``$TABLE_COMPANION_HOME`` when set, else the platform's one."""
     override = os.environ.get(HOME_ENV, "").strip()
     if override:
         return Path(override).expanduser()

@@ -33,7 +33,7 @@ import numpy as np
 from vision.detections import Detections
 from vision.gallery import GAME_KINDS, Gallery, Reference, load_gallery
 from vision.geometry import is_convex_clockwise
-from vision.rectify import warp_face
+from vision.rectify import AlignConfig, align_to_reference, warp_face
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,10 @@ class IdentifyConfig:
         reference_blurs: each reference is also described blurred by these Gaussian sigmas
             (thumbnail pixels), so a defocused or moving piece is compared with references as
             blurred as itself and the classes keep their margins.
+        align_corners: refine an identified piece's corners on the full frame by aligning its
+            reference face (`vision.rectify.align_to_reference`; about 10 ms a piece, so off by
+            default: for still photos, not the live loop).
+        align: settings of that alignment.
     """
 
     card_thumb: tuple[int, int] = (24, 36)
@@ -84,6 +88,8 @@ class IdentifyConfig:
     min_side_px: float = 8.0
     duplicate_similarity: float = 0.995
     reference_blurs: tuple[float, ...] = (1.0, 2.0)
+    align_corners: bool = False
+    align: AlignConfig = field(default_factory=AlignConfig)
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,10 @@ class Identifier:
         self.gallery = gallery if gallery is not None else load_gallery()
         self.problems: tuple[str, ...] = self.gallery.problems
         self._banks: dict[tuple[str, str], _Bank] = {}
+        self._faces: dict[str, np.ndarray] = {}
+        for ref in self.gallery.references:
+            if ref.identity is not None:
+                self._faces.setdefault(ref.identity, ref.face)
         by_key: dict[tuple[str, str], list[Reference]] = {}
         for ref in self.gallery.references:
             stage = "enrolled" if ref.source == "enrolled" else "companion"
@@ -428,7 +438,11 @@ class Identifier:
             if m.identity is not None:
                 quad = _clockwise(corners[i])
                 if quad is not None:
-                    corners[i] = np.roll(quad, m.rotation, axis=0)
+                    printed = np.roll(quad, m.rotation, axis=0)
+                    if self.config.align_corners:
+                        face = self._faces[m.identity]
+                        printed, _ = align_to_reference(frame, printed, face, self.config.align)
+                    corners[i] = printed
         return detections.with_fields(
             identities=identities, identity_scores=scores, corners_px=corners
         )
