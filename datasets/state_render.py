@@ -131,16 +131,16 @@ def _kb_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
     # the king's area: one column per food, going away from the camera
     foods = [(food, n) for food, n in zip(FOODS, state.king, strict=True) if n]
     for k, (food, n) in enumerate(foods):
-        pieces += _column(rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, 330.0, group="king")
+        pieces += _column(rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, 340.0, group="king")
     # the offer: one pile per food
     piles = [(food, n) for food, n in zip(FOODS, state.offer, strict=True) if n]
     for k, (food, n) in enumerate(piles):
-        pieces += _column(rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, -220.0, group="offer")
+        pieces += _column(rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, -130.0, group="offer")
     # Emeralds on the table, and one just drawn in the reveal area
-    pieces += _column(rng, ["kings-breakfast/emerald"] * state.emeralds_on_table, 470.0, -220.0,
+    pieces += _column(rng, ["kings-breakfast/emerald"] * state.emeralds_on_table, 470.0, -130.0,
                       group="emeralds")
     if state.phase == Phase.EMERALD:
-        pieces += _column(rng, ["kings-breakfast/emerald"], -470.0, -220.0, group="reveal")
+        pieces += _column(rng, ["kings-breakfast/emerald"], -470.0, -130.0, group="reveal")
     return pieces
 
 

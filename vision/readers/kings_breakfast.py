@@ -1,0 +1,104 @@
+"""King's Breakfast reader: cards per food in each zone of the table, and spread photos.
+
+`read_table` counts the identified cards in the zones (`vision.readers.zones`): the offer, the
+king's area, the Emeralds on the table (an Emerald dealt into the offer counts there too, KB-7)
+and the reveal area (an Emerald just drawn, KB-12). `read_spread` counts the cards of one photo of
+spread cards (the king's area, or a player's hand at the end). Unidentified cards, other games'
+pieces and cards where they cannot be are problems, never guesses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from engines.kings_breakfast.catalogue import FOODS
+from engines.kings_breakfast.explain import Observation
+from vision.detections import Detections
+from vision.readers import Reading
+from vision.readers.zones import Zones, default_zones
+
+GAME = "kings-breakfast"
+PREFIX = GAME + "/"
+
+
+def card_centres(detections: Detections) -> np.ndarray:
+    """(n, 2) centre of each detection: the mean of its corners, else of its box."""
+    corners = detections.corners_px
+    centres = corners.mean(axis=1) if len(detections) else np.zeros((0, 2), np.float32)
+    boxes = detections.boxes_xyxy
+    box_centres = np.column_stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2])
+    missing = ~np.all(np.isfinite(centres), axis=1) if len(detections) else np.zeros(0, bool)
+    centres = np.where(missing[:, None], box_centres, centres) if len(detections) else centres
+    return centres
+
+
+def foreign_problem(identity: str, game: str) -> str:
+    """The problem line for a piece of another game."""
+    return f"a {identity.partition('/')[0]} piece ({identity}) is not a {game} piece"
+
+
+def read_table(
+    detections: Detections, frame_size: tuple[int, int], zones: Zones | None = None
+) -> Reading:
+    """Counts per food per zone → an `Observation`, or the problems that prevent one."""
+    zones = zones or default_zones(GAME)
+    cards = detections[detections.kinds == "card"]
+    where = zones.zone_of(card_centres(cards), frame_size)
+    counts: dict[str, Counter[str]] = {z: Counter() for z in ("offer", "king", "emeralds", "reveal")}
+    problems: list[str] = []
+    for zone, identity in zip(where, cards.identities, strict=True):
+        if zone is None:
+            continue  # the deck, hands, things around the table
+        if identity is None:
+            problems.append(f"a card in the {zone} zone could not be identified")
+            continue
+        if not str(identity).startswith(PREFIX):
+            problems.append(foreign_problem(str(identity), GAME))
+            continue
+        card = str(identity)[len(PREFIX) :]
+        if card == "emerald":
+            counts["reveal" if zone == "reveal" else "emeralds"]["emerald"] += 1
+        elif zone in ("emeralds", "reveal"):
+            problems.append(f"a {card} card lies in the {zone} zone")
+        else:
+            counts[zone][card] += 1
+    seen = {zone: dict(sorted(c.items())) for zone, c in counts.items()}
+    if problems:
+        return Reading(None, tuple(problems), seen)
+    observation = Observation(
+        offer=tuple(counts["offer"][f] for f in FOODS),
+        king=tuple(counts["king"][f] for f in FOODS),
+        emeralds=counts["emeralds"]["emerald"],
+        revealed=counts["reveal"]["emerald"],
+    )
+    return Reading(observation, (), seen)
+
+
+def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
+    """Food counts of one photo of spread cards (observation: food → count).
+
+    Problems: no card at all, an unidentified card, another game's piece, an Emerald (it never
+    stays in a hand or the king's area, KB-12, KB-13).
+    """
+    cards = detections[detections.kinds != "die"]
+    problems: list[str] = []
+    counts: Counter[str] = Counter()
+    if len(cards) == 0:
+        problems.append(f"no cards found in the {what}")
+    for identity in cards.identities:
+        if identity is None:
+            problems.append(f"a card in the {what} could not be identified")
+        elif not str(identity).startswith(PREFIX):
+            problems.append(foreign_problem(str(identity), GAME))
+        elif str(identity).endswith("/emerald"):
+            problems.append(f"an emerald card in the {what}: emeralds are not scored")
+        else:
+            counts[str(identity)[len(PREFIX) :]] += 1
+    seen = {"cards": dict(sorted(counts.items())), "unidentified": sum(
+        1 for i in cards.identities if i is None)}
+    return Reading(None if problems else dict(counts), tuple(dict.fromkeys(problems)), seen)
+
+
+__all__ = ["card_centres", "foreign_problem", "read_spread", "read_table"]

@@ -1,0 +1,205 @@
+"""Live tracking: stable observations of the table, explained by the rules, or asked about.
+
+Every frame gives a `Reading` (a game reader's output) and the number of raw detections. The
+tracker keeps the last *stable* observation: one seen unchanged, without problems and without a
+hand over the table, for at least `TrackerConfig.stable_seconds` and `min_frames` frames. When a
+new stable observation differs from the confirmed state's, the engine's `explain_states` is asked
+for the legal action sequences that produce it:
+
+- exactly one: it is applied (an ``applied`` event);
+- none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
+  answers (`answer`, `correct`), later stable observations are still tried against the confirmed
+  state; one that is explained withdraws the question (a table caught half-way through a move).
+
+Hands and arms (documented heuristic, two signals, either suffices):
+
+1. with a frame: `hand_in_frame` finds a large skin-coloured blob (YCrCb skin range, at least
+   `skin_min_fraction` of the frame, touching the frame's border where an arm enters);
+2. without one: any frame whose detections or observation differ from the last stable frame is
+   "activity". Activity never becomes stable by itself because a moving hand changes what is
+   covered from frame to frame; and after activity, a table that looks unchanged is explained
+   with at least one action (`visited=True`): an invisible move (a hidden draw, a pass, a reroll
+   showing the same dice) happened under the hand.
+
+A hand held perfectly still over the pieces for longer than `stable_seconds` without a frame to
+test would look stable; what it hides then has to be explained by legal actions, which a hidden
+pile rarely is, so it comes out as a question rather than a wrong state.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.readers import Reading
+
+ExplainStates = Callable[..., list[tuple[tuple[Any, ...], Any]]]
+
+EXPLAIN_MODULES: dict[str, str] = {
+    "kings-breakfast": "engines.kings_breakfast.explain",
+    "cafe-international": "engines.cafe_international.explain",
+    "dice-king": "engines.dice_king.explain",
+}
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Thresholds of the tracker.
+
+    Attributes:
+        stable_seconds: how long an observation must stay the same to count (≥ 0.5 s).
+        min_frames: and in at least this many frames.
+        skin_min_fraction: a skin blob this large (fraction of the frame) is a hand.
+    """
+
+    stable_seconds: float = 0.5
+    min_frames: int = 3
+    skin_min_fraction: float = 0.01
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the app should show.
+
+    Attributes:
+        kind: ``applied`` (actions applied), ``question`` (none or several explanations: ask),
+            ``withdrawn`` (an open question was resolved by a later observation).
+        actions: the applied actions (``applied``).
+        candidates: the candidate action sequences (``question``; empty: nothing explains it).
+        observation: the stable observation concerned.
+    """
+
+    kind: str
+    actions: tuple[Any, ...] = ()
+    candidates: tuple[tuple[Any, ...], ...] = ()
+    observation: Any = None
+
+
+def hand_in_frame(frame: np.ndarray, config: TrackerConfig | None = None) -> bool:
+    """Whether a hand or arm is in `frame` (uint8 BGR, (H, W, 3)): a large skin-coloured blob
+    that touches the frame's border (arms come in from the edge)."""
+    config = config or TrackerConfig()
+    small = cv2.resize(frame, (160, max(1, 160 * frame.shape[0] // frame.shape[1])))
+    ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+    mask = cv2.inRange(ycrcb, (40, 138, 77), (250, 173, 127))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    h, w = mask.shape
+    for label in range(1, n):
+        x, y, bw, bh, area = stats[label]
+        touches = x == 0 or y == 0 or x + bw >= w or y + bh >= h
+        if touches and area >= config.skin_min_fraction * h * w:
+            return True
+    return False
+
+
+@dataclass
+class Tracker:
+    """Follows one game from a confirmed state through stable, explained observations.
+
+    Attributes:
+        game: the contract game name.
+        state: the confirmed engine state.
+        config: thresholds.
+        explain_states: the engine's explainer (default: the game's `explain.explain_states`).
+    """
+
+    game: str
+    state: Any
+    config: TrackerConfig = field(default_factory=TrackerConfig)
+    explain_states: ExplainStates | None = None
+    question: Event | None = None
+    _candidate: Any = None
+    _candidate_since: float = 0.0
+    _candidate_frames: int = 0
+    _stable: Any = None
+    _stable_count: int = -1
+    _activity: bool = False
+    _history: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.explain_states is None:
+            module = importlib.import_module(EXPLAIN_MODULES[self.game])
+            self.explain_states = module.explain_states
+
+    # --- frames ----------------------------------------------------------------------------------
+    def update(
+        self,
+        time_s: float,
+        reading: Reading,
+        n_detections: int,
+        frame: np.ndarray | None = None,
+    ) -> list[Event]:
+        """Feed one frame: its time, the reader's result, the number of raw detections, and
+        optionally the frame itself (for the skin test). Returns the events it caused."""
+        hand = frame is not None and hand_in_frame(frame, self.config)
+        usable = reading.ok and not hand
+        key = (reading.observation, n_detections) if usable else None
+        if key is None or key != self._candidate:
+            self._candidate, self._candidate_since, self._candidate_frames = key, time_s, 0
+        self._candidate_frames += 1
+        if key != (self._stable, self._stable_count):
+            self._activity = True
+        if key is None:
+            return []
+        stable_long = time_s - self._candidate_since >= self.config.stable_seconds
+        if not (stable_long and self._candidate_frames >= self.config.min_frames):
+            return []
+        if key == (self._stable, self._stable_count):
+            return []
+        return self._on_stable(reading.observation, n_detections)
+
+    def _on_stable(self, observation: Any, n_detections: int) -> list[Event]:
+        visited = self._activity and self._stable is not None
+        first = self._stable is None
+        self._stable, self._stable_count, self._activity = observation, n_detections, False
+        assert self.explain_states is not None
+        found = self.explain_states(self.state, observation, visited=visited and not first)
+        events: list[Event] = []
+        if len(found) == 1:
+            actions, state = found[0]
+            if self.question is not None:
+                events.append(Event("withdrawn", observation=observation))
+                self.question = None
+            if actions:
+                self._history.append(self.state)
+                self.state = state
+                events.append(Event("applied", actions=tuple(actions), observation=observation))
+            return events
+        if found or self.question is None:
+            self.question = Event(
+                "question",
+                candidates=tuple(tuple(path) for path, _ in found),
+                observation=observation,
+            )
+            self._question_states = [state for _, state in found]
+            events.append(self.question)
+        return events
+
+    # --- the user's answers ---------------------------------------------------------------------
+    def answer(self, index: int) -> None:
+        """The user picked candidate `index` of the open question."""
+        if self.question is None or not 0 <= index < len(self.question.candidates):
+            raise ValueError(f"no candidate {index} to pick")
+        self._history.append(self.state)
+        self.state = self._question_states[index]
+        self.question = None
+
+    def correct(self, state: Any) -> None:
+        """The user set the state by hand (nothing explained what was seen)."""
+        self._history.append(self.state)
+        self.state = state
+        self.question = None
+
+    @property
+    def history(self) -> Sequence[Any]:
+        """The confirmed states before the current one, oldest first."""
+        return tuple(self._history)
+
+
+__all__ = ["EXPLAIN_MODULES", "Event", "Tracker", "TrackerConfig", "hand_in_frame"]
