@@ -139,13 +139,26 @@ class _CaptureSource(FrameSource):
         self._capture.release()
 
 
+def _quietly_open(index: int) -> cv2.VideoCapture:
+    """Open a camera without OpenCV's multi-line warnings when it is not there."""
+    log = getattr(cv2, "utils", None) and getattr(cv2.utils, "logging", None)
+    if log is None:
+        return cv2.VideoCapture(index)
+    previous = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)
+    try:
+        return cv2.VideoCapture(index)
+    finally:
+        log.setLogLevel(previous)
+
+
 class CameraSource(_CaptureSource):
     """A live camera by index (0 is the first camera)."""
 
     def __init__(self, index: int) -> None:
         if index < 0:
             raise CameraNotFoundError(f"camera index must be 0 or more, got {index}")
-        capture = cv2.VideoCapture(index)
+        capture = _quietly_open(index)
         if not capture.isOpened():
             capture.release()
             raise CameraNotFoundError(f"camera {index} not found")

@@ -33,6 +33,7 @@ def prepare_kivy_environment() -> None:
     Config.set("graphics", "width", str(WINDOW_SIZE[0]))
     Config.set("graphics", "height", str(WINDOW_SIZE[1]))
     Config.set("graphics", "resizable", "1")
+    Config.set("graphics", "multisamples", "0")  # no MSAA: cheaper frames on weak GPUs
     Config.set("input", "mouse", "mouse,disable_multitouch")
     Config.set("kivy", "exit_on_escape", "0")
 

@@ -51,7 +51,7 @@ class HistoryScreen(Screen):
             self.undo_text, self.redo_text = t("history.undo"), t("history.redo")
             self.can_undo = self.can_redo = False
             self.empty_text = t("history.no_game")
-            self.ids.rounds.clear_widgets()
+            fill_sections(self.ids.rounds, [])
             return
         self.undo_text, self.redo_text = vm.undo_text(), vm.redo_text()
         self.can_undo, self.can_redo = vm.can_undo, vm.can_redo

@@ -18,7 +18,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
 from companion_app.app import theme
-from companion_app.app.widgets import BigButton
+from companion_app.app.widgets import BigButton, resize_children
 from companion_app.viewmodels.describe import game_name
 from companion_app.viewmodels.home import COLOURS, PLAYER_RANGE, HomeViewModel
 
@@ -81,44 +81,43 @@ class HomeScreen(Screen):
         self.problems = "\n".join(problem.text(t) for problem in vm.problems())
         self.can_start = vm.can_start
         self.can_add = len(vm.players) < high
-        games = self.ids.games
-        games.clear_widgets()
-        for game, (g_low, g_high) in PLAYER_RANGE.items():
-            button = BigButton(
-                text=f"{game_name(app.translator, game)}   ({g_low}–{g_high})",
-                selected=game == vm.game,
-                height=dp(76),
-            )
-            button.bind(on_release=lambda _b, g=game: self.vm_call("choose_game", g))
-            games.add_widget(button)
-        players = self.ids.players
-        players.clear_widgets()
+        games = resize_children(self.ids.games, len(PLAYER_RANGE), self._make_game_button)
+        for button, (game, (g_low, g_high)) in zip(games, PLAYER_RANGE.items(), strict=True):
+            button.game = game
+            button.text = f"{game_name(app.translator, game)}   ({g_low}–{g_high})"
+            button.selected = game == vm.game
         starts_text = t(_STARTS_KEYS[vm.game])
-        for index, player in enumerate(vm.players):
-            players.add_widget(
-                PlayerRowView(
-                    screen=self,
-                    index=index,
-                    name=player.name,
-                    colour=COLOURS.get(player.colour, theme.SURFACE_HIGH),
-                    starts=index == vm.first,
-                    starts_text=starts_text,
-                )
-            )
-        saved = self.ids.saved
-        saved.clear_widgets()
+        rows = resize_children(
+            self.ids.players, len(vm.players), lambda: PlayerRowView(screen=self)
+        )
+        for index, (row, player) in enumerate(zip(rows, vm.players, strict=True)):
+            row.index = index
+            row.name = player.name
+            row.colour = COLOURS.get(player.colour, theme.SURFACE_HIGH)
+            row.starts = index == vm.first
+            row.starts_text = starts_text
         infos = vm.saved_games()
+        saved = resize_children(self.ids.saved, max(1, len(infos)), self._make_saved_row)
         if not infos:
-            saved.add_widget(BigButton(text=t("home.no_saved"), disabled=True))
-        for info in infos:
+            saved[0].game_id = ""
+            saved[0].text = t("home.no_saved")
+            saved[0].disabled = True
+        for row, info in zip(saved, infos, strict=False):
             state = t("home.finished") if info.finished else t("home.in_progress")
             when = info.updated[:16].replace("T", " ")
-            row = SavedGameRow(
-                game_id=info.game_id,
-                text=f"{game_name(app.translator, info.game)} · {', '.join(info.players)}\n"
-                f"{t('home.steps', steps=info.steps)} · {state} · {when}",
-                font_size=sp(theme.FONT_SMALL),
-                height=dp(76),
+            row.game_id = info.game_id
+            row.disabled = False
+            row.text = (
+                f"{game_name(app.translator, info.game)} · {', '.join(info.players)}\n"
+                f"{t('home.steps', steps=info.steps)} · {state} · {when}"
             )
-            row.bind(on_release=lambda r: app.resume_game(r.game_id))
-            saved.add_widget(row)
+
+    def _make_game_button(self) -> BigButton:
+        button = BigButton(height=dp(76))
+        button.bind(on_release=lambda b: self.vm_call("choose_game", b.game))
+        return button
+
+    def _make_saved_row(self) -> SavedGameRow:
+        row = SavedGameRow(font_size=sp(theme.FONT_SMALL), height=dp(76))
+        row.bind(on_release=lambda r: r.game_id and App.get_running_app().resume_game(r.game_id))
+        return row

@@ -49,7 +49,7 @@ _LOG = logging.getLogger(__name__)
 PREVIEW_HZ = 30.0
 STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
-DEMO_STEPS = 40
+DEMO_STEPS = 30
 SCREENS = ("home", "table", "scoring", "history", "settings")
 __all__ = ["RootView", "TableCompanionApp"]
 
@@ -115,6 +115,8 @@ class TableCompanionApp(App):
         ids.history.bind_vm(None)
         ids.scoring.bind_vm(None)
         self.translator.bind(lambda _language: self._refresh_all())
+        # several changes in one frame (a demo step, undo) redraw the screen once
+        self._refresh_current = Clock.create_trigger(self._refresh_current_now, 0)
         return root
 
     def on_start(self) -> None:
@@ -133,10 +135,8 @@ class TableCompanionApp(App):
             Clock.schedule_interval(self._demo_step, DEMO_STEP_S)
         Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
         Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
-        if self._tour_folder is not None:
-            Clock.schedule_once(
-                lambda _dt: self._tour(list(SCREENS)), DEMO_STEP_S * (DEMO_STEPS + 4)
-            )
+        if self._tour_folder is not None and not self._demo_left:
+            Clock.schedule_once(lambda _dt: self._tour(list(SCREENS)), 1.0)
         elif self._exit_after is not None:
             Clock.schedule_once(self._finish, self._exit_after)
         self._refresh_title()
@@ -159,10 +159,9 @@ class TableCompanionApp(App):
 
     # ---- navigation ---
     def show(self, name: str) -> None:
-        """Show the screen `name`."""
-        screens = self.root_view.ids.screens
-        screens.current = name
+        """Show the screen `name` (redrawn from its view model first)."""
         getattr(self.root_view.ids, name).refresh()
+        self.root_view.ids.screens.current = name
 
     # ---- games ---
     def start_game(self) -> None:
@@ -205,11 +204,11 @@ class TableCompanionApp(App):
     def _session_changed(self, session: GameSession) -> None:
         self.saved_text = self.translator.t("app.saved", steps=len(session.history.actions))
         self._refresh_title()
-        screens = self.root_view.ids
-        current = screens.screens.current
-        if current in ("table", "history"):
-            getattr(screens, current).refresh()
-        self.root_view.ids.home.refresh()
+        self._refresh_current()
+
+    def _refresh_current_now(self, *_: Any) -> None:
+        ids = self.root_view.ids
+        getattr(ids, ids.screens.current).refresh()
 
     def _refresh_title(self) -> None:
         if self.session is None:
@@ -237,7 +236,15 @@ class TableCompanionApp(App):
 
     def _demo_step(self, _dt: float) -> bool:
         session = self.session
-        if session is None or session.is_over or self._demo_left <= 0:
+        if (
+            session is None
+            or session.is_over
+            or (
+                self._demo_left <= 0 and not session.is_chance_node  # end where a player decides
+            )
+        ):
+            if self._tour_folder is not None:
+                Clock.schedule_once(lambda _dt: self._tour(list(SCREENS)), 0.5)
             return False
         self._demo_left -= 1
         if session.is_chance_node:
@@ -363,6 +370,9 @@ class TableCompanionApp(App):
     def save_screenshot(self, path: Path) -> Path:
         """Save the window to `path` (PNG)."""
         path.parent.mkdir(parents=True, exist_ok=True)
+        # Draw the current frame into the back buffer first: after a buffer swap it holds an
+        # older frame, which is what a plain screenshot would read.
+        Window.dispatch("on_draw")
         written = Window.screenshot(name=str(path.resolve()))
         os.replace(written, path)
         return path
@@ -384,4 +394,4 @@ class TableCompanionApp(App):
             self.save_screenshot(self._tour_folder / f"{name}.png")
             self._tour(remaining[1:])
 
-        Clock.schedule_once(shoot, 0.4)
+        Clock.schedule_once(shoot, 1.5)

@@ -105,7 +105,7 @@ class ScoringScreen(Screen):
         app = App.get_running_app()
         if vm is None:
             self.title = app.translator.t("scoring.no_game")
-            self.ids.summary.clear_widgets()
+            fill_sections(self.ids.summary, [])
             return
         self.title = app.translator.t("scoring.title", game=app.translator.t(f"game.{vm.game}"))
         columns = vm.columns()

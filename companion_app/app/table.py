@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import cv2
 import numpy as np
 from kivy.graphics import Color, Line
 from kivy.graphics.texture import Texture
@@ -16,7 +17,7 @@ from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
 from companion_app.app import theme
-from companion_app.app.widgets import BigButton, fill_sections
+from companion_app.app.widgets import BigButton, fill_sections, resize_children
 from companion_app.viewmodels.table import TableViewModel
 
 Builder.load_file(__file__.replace(".py", ".kv"))
@@ -57,6 +58,16 @@ def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) 
         label.texture_update()
         label.size = label.texture_size
         layer.add_widget(label)
+
+
+def fit_to(frame: np.ndarray, size: tuple[float, float]) -> np.ndarray:
+    """`frame` shrunk (never enlarged) to fit in `size` (w, h) keeping its aspect; a new array."""
+    height, width = frame.shape[:2]
+    scale = min(size[0] / width, size[1] / height, 1.0) if size[0] > 1 and size[1] > 1 else 1.0
+    if scale >= 0.95:
+        return frame
+    target = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return cv2.resize(frame, target, interpolation=cv2.INTER_AREA)
 
 
 class OverlayLayer(Widget):
@@ -104,8 +115,8 @@ class TableScreen(Screen):
         sections = self.ids.sections
         choices = self.ids.choices
         if vm is None:
-            sections.clear_widgets()
-            choices.clear_widgets()
+            fill_sections(sections, [])
+            resize_children(choices, 0, self._make_choice_button)
             self.prompt = ""
             return
         fill_sections(sections, vm.sections())
@@ -113,18 +124,29 @@ class TableScreen(Screen):
         self.message = vm.message or ""
         self.is_chance = vm.session.is_chance_node
         self.can_undo = vm.session.can_undo
-        choices.clear_widgets()
-        for choice in vm.choices():
-            button = BigButton(text=choice.text, font_size=sp(theme.FONT_SMALL))
-            button.bind(on_release=lambda _b, c=choice: self._choose(c))
-            choices.add_widget(button)
+        offered = vm.choices()
+        buttons = resize_children(choices, len(offered), self._make_choice_button)
+        for button, choice in zip(buttons, offered, strict=True):
+            button.text = choice.text
+            button.choice = choice
 
-    def _choose(self, choice: Any) -> None:
-        if self.vm is not None and not self.vm.choose(choice):
+    def _make_choice_button(self) -> BigButton:
+        button = BigButton(font_size=sp(theme.FONT_SMALL))
+        button.bind(on_release=self._choose)
+        return button
+
+    def _choose(self, button: Any) -> None:
+        choice = getattr(button, "choice", None)
+        if self.vm is not None and choice is not None and not self.vm.choose(choice):
             self.message = self.vm.message or ""
 
     def show_frame(self, frame: np.ndarray) -> None:
-        """Put a `uint8` BGR (H, W, 3) frame on screen (the array is not modified)."""
+        """Put a `uint8` BGR (H, W, 3) frame on screen (the array is not modified).
+
+        The frame is first shrunk to the pixels it will cover: uploading a full camera frame
+        to the GPU every time costs far more than the resize on a tablet.
+        """
+        frame = fit_to(frame, self.ids.preview.size)
         height, width = frame.shape[:2]
         texture = self._texture
         if texture is None or texture.size != (width, height):

@@ -45,6 +45,8 @@ def describe_value(tr: Translator, value: Any) -> str:
             return describe_tile(tr, value)
         return _piece(tr, value)
     if isinstance(value, list | tuple):
+        if not value:
+            return tr.t("describe.none")
         return ", ".join(describe_value(tr, item) for item in value)
     if isinstance(value, dict) and "tile" in value and "chair" in value:
         return f"{describe_value(tr, value['tile'])} → {value['chair']}"

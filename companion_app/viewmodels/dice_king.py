@@ -22,7 +22,7 @@ def die_text(tr: Translator, reading: str) -> str:
     """A die reading such as ``5r`` as ``⚄ 5 red``."""
     value, colour = reading[:-1], reading[-1:]
     face = DIE_FACES[int(value) - 1] if value.isdigit() and 1 <= int(value) <= 6 else "?"
-    return f"{face} {value} {describe_value(tr, colour)}"
+    return f"{face}{value} {describe_value(tr, colour)}"
 
 
 class DiceKingPanel(PanelViewModel):
@@ -75,8 +75,10 @@ class DiceKingPanel(PanelViewModel):
         t = self.tr.t
         view = self.session.view
         dice = view.get("dice", [])
-        dice_lines = tuple(PanelLine(die_text(self.tr, d)) for d in dice) or (
-            PanelLine(t("dk.no_dice")),
+        dice_lines = (
+            (PanelLine("   ".join(die_text(self.tr, d) for d in dice)),)
+            if dice
+            else (PanelLine(t("dk.no_dice")),)
         )
         satisfied = set(view.get("satisfied", []))
         advice = self.advice()
