@@ -130,6 +130,12 @@ def draw_die(image: np.ndarray, camera: Camera, light: Light, die: PlacedPiece) 
         sigma=max(0.6, px_per_mm * s * 0.12 * (0.4 + light.shadow_softness)),
         strength=0.35 + 0.5 * light.shadow_strength,
     )
+    silhouette = cv2.convexHull(
+        camera.project_pinhole(geometry.vertices).astype(np.float32)
+    ).reshape(-1, 2)
+    h, w = image.shape[:2]
+    box = _raster.roi(silhouette, w, h, margin=3)
+    background = None if box is None else image[box[1] : box[3], box[0] : box[2]].copy()
     # faces, back to front: sides first, top last (a die is convex: visible faces never overlap)
     values = side_values(
         int(die.value or 1), int(die.front or possible_fronts(int(die.value or 1))[0])
@@ -147,26 +153,14 @@ def draw_die(image: np.ndarray, camera: Camera, light: Light, die: PlacedPiece) 
         lambert = max(0.0, float(np.dot(normal, to_light)))
         shade = 0.5 + 0.55 * lambert if name != "top" else 0.78 + 0.3 * lambert
         _raster.warp_quad(image, texture, quad, shade=min(shade, 1.12))
-    silhouette = cv2.convexHull(
-        camera.project_pinhole(geometry.vertices).astype(np.float32)
-    ).reshape(-1, 2)
     # bevel: a soft darker outline, thicker for rounded dice
     thickness = max(1, round(px_per_mm * s * (0.02 + 0.06 * rounding)))
-    h, w = image.shape[:2]
-    box = _raster.roi(silhouette, w, h, margin=thickness + 2)
-    if box is not None:
+    if box is not None and background is not None:
         x0, y0, x1, y1 = box
         region = image[y0:y1, x0:x1]
         mask = np.zeros(region.shape[:2], np.uint8)
-        cv2.polylines(
-            mask,
-            [_raster.fixed(silhouette, (x0, y0))],
-            True,
-            160,
-            thickness,
-            cv2.LINE_AA,
-            _raster.SHIFT,
-        )
+        outline = [_raster.fixed(silhouette, (x0, y0))]
+        cv2.polylines(mask, outline, True, 160, thickness, cv2.LINE_AA, _raster.SHIFT)
         top_quad = camera.project_pinhole(geometry.faces["top"])
         cv2.polylines(
             mask,
@@ -178,6 +172,16 @@ def draw_die(image: np.ndarray, camera: Camera, light: Light, die: PlacedPiece) 
             _raster.SHIFT,
         )
         _raster.darken_inplace(region, mask, 0.45)
+        # rounded corners: open the silhouette with a disc and let the background show outside
+        radius = int(round(px_per_mm * s * rounding * 1.4))
+        if radius >= 1:
+            body = np.zeros(region.shape[:2], np.uint8)
+            cv2.fillPoly(body, outline, 255, cv2.LINE_AA, _raster.SHIFT)
+            disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+            rounded = cv2.morphologyEx(body, cv2.MORPH_OPEN, disc)
+            rounded = cv2.GaussianBlur(rounded, (3, 3), 0)
+            keep = rounded.astype(np.float32) * np.float32(1 / 255.0)
+            region[:] = cv2.blendLinear(region, background, keep, 1.0 - keep)
     return silhouette.astype(np.float64)
 
 

@@ -400,7 +400,10 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     p = d.params
     h, w = image.shape[:2]
     tx, ty = p["target"]
-    height = min(p["height"], 0.5 * float(camera.position[2]))  # hands stay below the camera
+    camera_height = float(camera.position[2])
+    if camera_height < 300.0:  # a camera this close to the table leaves no room for a hand
+        return
+    height = min(p["height"], 0.3 * camera_height)
     target = camera.project_pinhole(np.array([[tx, ty, height]]))[0]
     if not np.all(np.isfinite(target)) or np.any(np.abs(target) > 4 * (w + h)):
         return
@@ -422,10 +425,27 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     start = entry - u * width * 2
     mask = np.zeros((h, w), np.uint8)
     sleeve = np.zeros((h, w), np.uint8)
-    arm_w = max(2, round(width * 0.95))
-    cv2.line(mask, _pt(start), _pt(wrist), 255, arm_w, cv2.LINE_AA)
+    # forearm: tapers from the elbow side to the wrist
+    wrist_half, elbow_half = width * 0.36, width * 0.55
+    arm = np.array(
+        [
+            wrist + v * wrist_half,
+            start + v * elbow_half,
+            start - v * elbow_half,
+            wrist - v * wrist_half,
+        ]
+    )
+    cv2.fillConvexPoly(mask, _raster.fixed(arm), 255, cv2.LINE_AA, _raster.SHIFT)
     cut = start + (wrist - start) * p["sleeve_start"]
-    cv2.line(sleeve, _pt(start), _pt(cut), 255, round(arm_w * 1.25), cv2.LINE_AA)
+    cuff = np.array(
+        [
+            cut + v * elbow_half * 1.25,
+            start + v * elbow_half * 1.3,
+            start - v * elbow_half * 1.3,
+            cut - v * elbow_half * 1.25,
+        ]
+    )
+    cv2.fillConvexPoly(sleeve, _raster.fixed(cuff), 255, cv2.LINE_AA, _raster.SHIFT)
     centre = _pt(target)
     angle = math.degrees(math.atan2(u[1], u[0]))
     cv2.ellipse(
@@ -468,7 +488,7 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     _raster.darken_inplace(image, shadow, 0.25 + 0.45 * light.shadow_strength)
     # colour with cylindrical shading (brighter in the middle of each limb)
     quarter = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-    quarter = cv2.GaussianBlur(quarter, (0, 0), max(0.7, width * 0.15 / 4))
+    quarter = cv2.GaussianBlur(quarter, (0, 0), max(0.7, width * 0.3 / 4))
     soft_full = cv2.resize(quarter, (w, h))
     full = np.maximum(mask, cv2.bitwise_and(sleeve, cv2.dilate(mask, None)))
     x, y, bw, bh = cv2.boundingRect(full)
@@ -480,7 +500,7 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     cloth = np.array(p["sleeve"], np.float32)
     sleeve_f = (sleeve[area].astype(np.float32) * np.float32(1 / 255.0))[..., None]
     colour = skin * (1 - sleeve_f) + cloth * sleeve_f
-    colour = colour * (0.55 + 0.55 * soft[..., None])
+    colour = colour * (0.45 + 0.7 * soft[..., None] ** 0.7)
     _raster.blend_inplace(image[area], colour, full[area])
     ids[area][full[area] > 127] = -1
 

@@ -611,8 +611,6 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
             groups += foreign_groups(rng)
     else:
         groups += GAME_GROUPS[game](rng)
-        if game == "dice-king" and rng.random() < 0.2:
-            groups += generic_dice_groups(rng, split)
     groups += distractor_groups(rng)
     moved, discs = _place_groups(rng, groups)
     pieces: list[PlacedPiece] = []
@@ -621,7 +619,7 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
         pieces += g.pieces
         distractors += g.distractors
     # hands reach for a random piece
-    for _ in range(int(rng.choice([0, 0, 1, 1, 2]))):
+    for _ in range(int(rng.choice([0, 0, 0, 0, 1, 1, 2]))):
         if pieces:
             target = pieces[int(rng.integers(len(pieces)))]
             distractors.append(sample_distractor(rng, "hand", target.centre_mm))

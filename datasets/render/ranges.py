@@ -29,7 +29,7 @@ class CameraRanges:
     hfov_deg: tuple[float, float] = (48.0, 78.0)
     roll_sigma_deg: float = 8.0
     framing: tuple[float, float] = (0.65, 1.25)
-    distance_mm: tuple[float, float] = (140.0, 1400.0)
+    distance_mm: tuple[float, float] = (180.0, 1400.0)
     target_jitter: float = 0.25
     k1: tuple[float, float] = (0.0, 0.18)
     distortion_probability: float = 0.6

@@ -60,23 +60,30 @@ def _jitter(rng: np.random.Generator, bgr: tuple[int, int, int], amount: float =
 
 
 # --- generators: (rng, palette) -> BGR tile ------------------------------------------------------
+def _pair(rng: np.random.Generator, palette: list) -> tuple[np.ndarray, ...]:
+    """A palette entry with one shared colour shift (keeps the hue relation between its colours)."""
+    gain = rng.uniform(0.92, 1.08, 3) * rng.uniform(0.9, 1.1)
+    return tuple(np.clip(np.array(c, np.float32) * gain, 0, 255) for c in _pick(rng, palette))
+
+
 def _wood_grain(rng: np.random.Generator, palette: list) -> np.ndarray:
-    dark, light = (_jitter(rng, c) for c in _pick(rng, palette))
+    dark, light = _pair(rng, palette)
     y = np.linspace(0, 1, TILE, dtype=np.float32)[:, None]
-    warp = fbm(rng, TILE, 2, 3, aspect=6.0) * rng.uniform(0.15, 0.5)
-    rings = rng.uniform(14, 40)
-    grain = 0.5 + 0.5 * np.sin(2 * np.pi * rings * (y + warp))
-    grain = grain ** rng.uniform(1.5, 4.0)
-    fibres = fbm(rng, TILE, 32, 3, aspect=12.0)
+    warp = fbm(rng, TILE, 2, 3, aspect=6.0) * rng.uniform(0.1, 0.4)
+    rings = rng.uniform(10, 30)
+    phase = 2 * np.pi * rings * (y + warp)
+    lines = (0.5 + 0.5 * np.cos(phase)) ** rng.uniform(4.0, 14.0)  # thin latewood lines
+    bands = 0.5 + 0.5 * np.cos(phase)  # soft early/late wood banding
+    fibres = fbm(rng, TILE, 40, 3, aspect=14.0)
     mottle = fbm(rng, TILE, 3, 3)
-    gray = 0.55 * grain + 0.25 * fibres + 0.2 * mottle
-    # plank seams
-    if rng.random() < 0.6:
+    gray = 0.45 * lines + 0.15 * bands + 0.2 * fibres + 0.2 * mottle
+    gray = np.clip(gray * rng.uniform(0.7, 1.1), 0, 1)
+    if rng.random() < 0.6:  # plank seams
         planks = int(rng.integers(2, 5))
         for k in range(1, planks):
             row = int(k * TILE / planks)
-            gray[max(0, row - 1) : row + 1] *= 0.45
-    return _colourise(1 - gray, dark, light)
+            gray[max(0, row - 1) : row + 1] = 1.0
+    return _colourise(gray, light, dark)
 
 
 def _felt(rng: np.random.Generator, palette: list) -> np.ndarray:
@@ -349,7 +356,7 @@ def sample_surface(rng: np.random.Generator, split: str) -> TableSurface:
         split=split,
         family=fam.name,
         variant=int(rng.integers(VARIANTS)),
-        mm_per_texel=float(rng.uniform(0.5, 2.2)),
+        mm_per_texel=float(rng.uniform(0.4, 1.4)),
         angle_deg=float(rng.uniform(0, 360)),
         tint=tuple(float(t) for t in rng.uniform(0.85, 1.15, 3)),
         offset_mm=(float(rng.uniform(-500, 500)), float(rng.uniform(-500, 500))),
