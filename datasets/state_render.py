@@ -59,16 +59,16 @@ TABLE_CAMERAS: dict[str, TableCamera] = {
 def table_camera(
     game: str, size: tuple[int, int] = SIZE, rng: np.random.Generator | None = None
 ) -> Camera:
-    """The default tablet camera of `game`; with `rng`, placed a little differently (a few cm, °)."""
+    """The default tablet camera of `game`; with `rng`, placed a little differently (mm, < 1°)."""
     pose = TABLE_CAMERAS[game]
     jitter = rng.normal(0.0, 1.0, 5) if rng is not None else np.zeros(5)
     return look_at_table(
         size[0],
         size[1],
-        target_mm=(pose.target_mm[0] + 15 * jitter[0], pose.target_mm[1] + 15 * jitter[1]),
-        distance_mm=pose.distance_mm * (1 + 0.03 * jitter[2]),
-        tilt_deg=pose.tilt_deg + 2.0 * jitter[3],
-        azimuth_deg=90.0 + 1.5 * jitter[4],
+        target_mm=(pose.target_mm[0] + 6 * jitter[0], pose.target_mm[1] + 6 * jitter[1]),
+        distance_mm=pose.distance_mm * (1 + 0.01 * jitter[2]),
+        tilt_deg=pose.tilt_deg + 0.7 * jitter[3],
+        azimuth_deg=90.0 + 0.7 * jitter[4],
         roll_deg=0.0,
         hfov_deg=pose.hfov_deg,
     )

@@ -184,3 +184,73 @@ def layout_summary(layout: Layout) -> dict[str, Any]:
 
 
 __all__ = ["advise", "demo", "find_layout_file", "layout_summary", "load_layout", "play_demo"]
+
+
+# --- score from photos ------------------------------------------------------------------------------
+
+
+def score(args: argparse.Namespace) -> int:
+    """Final scores from photos: each player's remaining tiles (``--player NAME=IMG``) subtracted
+    (CI-22: 5 per tile, 10 per joker) from the running scores given with ``--scores``.
+
+    ``--scores`` is a JSON object name → running score. A player with no tile left needs no
+    photo. Each photo is an image or its ``detect --json`` output; a photo with no tiles, an
+    unidentified tile or another game's piece stops with a one-line message (exit 2).
+    """
+    from companion_app.cli._common import UsageError
+    from engines.cafe_international.scoring import hand_penalty, ranking, winners
+    from vision.readers.cafe_international import read_spread
+    from vision.readers.photos import parse_player_photos, photo_detections
+
+    if getattr(args, "counts", None) or getattr(args, "king", None):
+        raise UsageError("score cafe-international takes --scores FILE|- and --player NAME=IMG")
+    if not args.scores:
+        raise UsageError("score cafe-international needs --scores FILE|- (running scores)")
+    running = read_json_source(args.scores, "scores")
+    if isinstance(running, dict) and isinstance(running.get("players"), dict):
+        running = running["players"]
+    if not isinstance(running, dict) or not running:
+        raise MalformedError("scores must be a json object of player name to running score")
+    for name, value in running.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise MalformedError(f"scores.{name} must be an integer, got {value!r}")
+    photos = parse_player_photos(args.player)
+    for name in photos:
+        if name not in running:
+            raise UsageError(f"player {name!r} has a photo but no running score in --scores")
+    tiles: dict[str, list[str]] = {}
+    for name, path in photos.items():
+        reading = read_spread(photo_detections(path)[0], what=f"photo of {name} {path!r}")
+        if reading.problems:
+            raise UsageError(reading.problems[0])
+        tiles[name] = reading.observation
+    players: dict[str, Any] = {}
+    for name, points in running.items():
+        penalty = hand_penalty(tiles.get(name, []))
+        players[name] = {
+            "total": points - penalty,
+            "running": points,
+            "penalty": penalty,
+            "tiles": tiles.get(name, []),
+        }
+    totals = {name: entry["total"] for name, entry in players.items()}
+    result = {
+        "players": players,
+        "ranking": ranking(totals),
+        "winners": winners(totals),
+        "seen": {name: {"tiles": t} for name, t in tiles.items()},
+    }
+    if args.json:
+        print_json(result)
+    else:
+        lines = [f"{'rank':<5} {'player':<10} {'total':>5} {'running':>7} {'penalty':>7}  tiles"]
+        for place, name in enumerate(result["ranking"], start=1):
+            entry = players[name]
+            lines.append(
+                f"{place:<5} {name:<10} {entry['total']:>5} {entry['running']:>7} "
+                f"{-entry['penalty']:>7}  {', '.join(entry['tiles']) or '-'}"
+            )
+        lines.append(f"winner{'s' if len(result['winners']) > 1 else ''}: "
+                     f"{', '.join(result['winners'])}")
+        print_lines(lines)
+    return 0

@@ -126,3 +126,61 @@ def demo(args: argparse.Namespace) -> int:
 
 
 __all__ = ["ADVISE_HELP", "advise", "demo"]
+
+
+# --- score from photos ------------------------------------------------------------------------------
+
+
+def score(args: argparse.Namespace) -> int:
+    """Final scores from photos of each player's spread kingdom pile (``--player NAME=IMG``),
+    DK-20, DK-25, DK-26 with the companion deck.
+
+    Each photo is an image or its ``detect --json`` output; a photo with no cards, an
+    unidentified card, a repeated card or another game's piece stops with a one-line message.
+    """
+    from engines.dice_king.catalogue import companion_deck
+    from vision.readers.dice_king import read_spread
+    from vision.readers.photos import parse_player_photos, photo_detections
+
+    if getattr(args, "counts", None) or getattr(args, "king", None):
+        raise UsageError("score dice-king takes --player NAME=IMG for each player's kingdom")
+    photos = parse_player_photos(args.player)
+    if not photos:
+        raise UsageError("score dice-king needs --player NAME=IMG for each player's kingdom pile")
+    deck = companion_deck()
+    piles: dict[str, list[str]] = {}
+    for name, path in photos.items():
+        reading = read_spread(photo_detections(path)[0], what=f"photo of {name} {path!r}")
+        if reading.problems:
+            raise UsageError(reading.problems[0])
+        piles[name] = reading.observation
+    parts = {name: score_kingdom(deck, pile) for name, pile in piles.items()}
+    order = sorted(parts, key=lambda n: (-parts[n].total, parts[n].penalty_cards))
+    best = max((p.total, -p.penalty_cards) for p in parts.values())
+    result = {
+        "players": {
+            name: {
+                "total": p.total,
+                "inhabitants": p.inhabitants,
+                "villages": p.villages,
+                "penalties": p.penalties,
+                "dragons": p.dragons,
+                "fairy_bonus": p.fairy_bonus,
+                "penalty_cards": p.penalty_cards,
+            }
+            for name, p in parts.items()
+        },
+        "ranking": order,
+        "winners": [n for n, p in parts.items() if (p.total, -p.penalty_cards) == best],
+        "seen": {name: {"cards": pile} for name, pile in piles.items()},
+    }
+    if args.json:
+        print_json(result)
+    else:
+        lines = [f"{'rank':<5} {'player':<10} {'total':>5}  cards"]
+        for place, name in enumerate(order, start=1):
+            lines.append(f"{place:<5} {name:<10} {parts[name].total:>5}  {', '.join(piles[name])}")
+        lines.append(f"winner{'s' if len(result['winners']) > 1 else ''}: "
+                     f"{', '.join(result['winners'])}")
+        print_lines(lines)
+    return 0

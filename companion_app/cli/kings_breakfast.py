@@ -33,15 +33,49 @@ def score(args: argparse.Namespace) -> int:
     """Final scores from counted cards (``--counts``)."""
     if not args.counts:
         if getattr(args, "king", None) or getattr(args, "player", None):
-            raise UsageError(
-                "scoring kings-breakfast from photos is not available yet; use --counts FILE|-"
-            )
-        raise UsageError("score kings-breakfast needs --counts FILE|- (a json file of counts)")
+            return score_photos(args)
+        raise UsageError(
+            "score kings-breakfast needs --counts FILE|- or --king IMG --player NAME=IMG ..."
+        )
     result = kb.scores_from_counts(read_json_source(args.counts, "counts"))
     if args.json:
         print_json(result)
     else:
         print_lines(score_table(result))
+    return 0
+
+
+def score_photos(args: argparse.Namespace) -> int:
+    """Final scores from photos: the king's area (``--king``) and each player's spread hand.
+
+    Each photo is an image or its ``detect --json`` output. A photo with no cards, an
+    unidentified card or another game's piece stops with a one-line message (exit 2).
+    """
+    from vision.readers.kings_breakfast import read_spread
+    from vision.readers.photos import parse_player_photos, photo_detections
+
+    players = parse_player_photos(args.player)
+    if not args.king:
+        raise UsageError("score kings-breakfast from photos needs --king IMG (the king's area)")
+    if not players:
+        raise UsageError("score kings-breakfast from photos needs --player NAME=IMG for each player")
+    king = read_spread(photo_detections(args.king)[0], what=f"king photo {args.king!r}")
+    readings = {
+        name: read_spread(
+            photo_detections(path)[0], what=f"photo of {name} {path!r}", allow_emerald=True
+        )
+        for name, path in players.items()
+    }
+    for reading in (king, *readings.values()):
+        if reading.problems:
+            raise UsageError(reading.problems[0])
+    counts = {"king": king.observation, "players": {n: r.observation for n, r in readings.items()}}
+    result = kb.scores_from_counts(counts)
+    result["seen"] = {"king": king.seen, "players": {n: r.seen for n, r in readings.items()}}
+    if args.json:
+        print_json(result)
+    else:
+        print_lines(score_table(result) + [f"seen: king {_counts_text(king.observation)}"])
     return 0
 
 

@@ -76,11 +76,13 @@ def read_table(
     return Reading(observation, (), seen)
 
 
-def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
-    """Food counts of one photo of spread cards (observation: food → count).
+def read_spread(
+    detections: Detections, *, what: str = "photo", allow_emerald: bool = False
+) -> Reading:
+    """Card counts of one photo of spread cards (observation: card → count).
 
-    Problems: no card at all, an unidentified card, another game's piece, an Emerald (it never
-    stays in a hand or the king's area, KB-12, KB-13).
+    Problems: no card at all, an unidentified card, another game's piece, an Emerald unless
+    `allow_emerald` (a hand may show one, scored by the rulings, KB-19; the king's area never).
     """
     cards = detections[detections.kinds != "die"]
     problems: list[str] = []
@@ -92,8 +94,8 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
             problems.append(f"a card in the {what} could not be identified")
         elif not str(identity).startswith(PREFIX):
             problems.append(foreign_problem(str(identity), GAME))
-        elif str(identity).endswith("/emerald"):
-            problems.append(f"an emerald card in the {what}: emeralds are not scored")
+        elif str(identity).endswith("/emerald") and not allow_emerald:
+            problems.append(f"an emerald card in the {what}: the king's area holds food only")
         else:
             counts[str(identity)[len(PREFIX) :]] += 1
     seen = {"cards": dict(sorted(counts.items())), "unidentified": sum(

@@ -55,7 +55,7 @@ def _dk_areas() -> dict[str, Rect]:
         areas[f"row:{k}"] = (x - 39.0, -60.0, x + 39.0, 55.0)
         areas[f"village:{k}"] = (x - 39.0, 58.0, x + 39.0, 170.0)
     areas["penalty"] = (250.0, 55.0, 350.0, 170.0)
-    areas["dice"] = (-130.0, -175.0, 130.0, -64.0)
+    areas["dice"] = (-150.0, -185.0, 150.0, -62.0)
     for n_players in (5,):
         for player in range(n_players):
             x = (player - (n_players - 1) / 2) * 110.0

@@ -1,0 +1,103 @@
+"""Dice King reader: the dice, the row under its village stacks, the penalty pile, kingdom tops.
+
+`read_table` places identified cards and read dice by zone (`vision.readers.zones`, Dice King
+defaults): ``row:k`` and ``village:k`` for the five slots (DK-6, DK-10), ``penalty`` (DK-7),
+``dice`` (the rolling area, DK-8) and ``kingdom:p`` per player. `read_spread` lists the cards of one
+photo of a player's kingdom pile spread out, for scoring (DK-25). Unread dice, unidentified cards,
+another game's pieces and two cards in one slot are problems, never guesses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engines.dice_king.explain import Observation
+from vision.detections import Detections
+from vision.readers import Reading
+from vision.readers.kings_breakfast import card_centres, foreign_problem
+from vision.readers.zones import Zones, default_zones
+
+GAME = "dice-king"
+PREFIX = GAME + "/"
+SLOTS = 5
+
+
+def read_table(
+    detections: Detections,
+    frame_size: tuple[int, int],
+    n_players: int,
+    zones: Zones | None = None,
+) -> Reading:
+    """Cards and dice by zone → an `Observation`, or the problems that prevent one."""
+    zones = zones or default_zones(GAME, n_players=n_players)
+    where = zones.zone_of(card_centres(detections), frame_size)
+    places: dict[str, list[str]] = {}
+    dice: list[str] = []
+    problems: list[str] = []
+    for i, zone in enumerate(where):
+        if zone is None:
+            continue
+        kind = detections.kinds[i]
+        if kind == "die":
+            if zone != "dice":
+                continue  # a die left aside is not part of the roll
+            value, colour = int(detections.die_values[i]), detections.die_colours[i]
+            if value == 0 or colour is None:
+                problems.append("a die in the rolling area could not be read")
+            else:
+                dice.append(f"{value}{colour}")
+            continue
+        identity = detections.identities[i]
+        if identity is None:
+            problems.append(f"a card in the {zone} zone could not be identified")
+            continue
+        if not str(identity).startswith(PREFIX):
+            problems.append(foreign_problem(str(identity), GAME))
+            continue
+        places.setdefault(zone, []).append(str(identity)[len(PREFIX) :])
+    for zone, cards in sorted(places.items()):
+        if len(cards) > 1 and zone != "dice":
+            problems.append(f"{len(cards)} face-up cards in the {zone} zone: {', '.join(sorted(cards))}")
+    if len(dice) > 6:
+        problems.append(f"{len(dice)} dice in the rolling area (there are 6)")
+
+    def one(zone: str) -> str | None:
+        cards = places.get(zone, [])
+        return cards[0] if cards else None
+
+    seen = {"zones": {zone: sorted(cards) for zone, cards in sorted(places.items())},
+            "dice": sorted(dice)}
+    if problems:
+        return Reading(None, tuple(dict.fromkeys(problems)), seen)
+    observation = Observation(
+        row=tuple(one(f"row:{k}") for k in range(SLOTS)),
+        village_tops=tuple(one(f"village:{k}") for k in range(SLOTS)),
+        penalty_top=one("penalty"),
+        dice=tuple(sorted(dice)),
+        kingdom_tops=tuple(one(f"kingdom:{p}") for p in range(n_players)),
+    )
+    return Reading(observation, (), seen)
+
+
+def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
+    """The card ids of one photo of a spread kingdom pile (observation: list of card ids)."""
+    cards = detections[detections.kinds != "die"]
+    problems: list[str] = []
+    ids: list[str] = []
+    if len(cards) == 0:
+        problems.append(f"no cards found in the {what}")
+    for identity in cards.identities:
+        if identity is None:
+            problems.append(f"a card in the {what} could not be identified")
+        elif not str(identity).startswith(PREFIX):
+            problems.append(foreign_problem(str(identity), GAME))
+        else:
+            ids.append(str(identity)[len(PREFIX) :])
+    for card_id, n in sorted(Counter(ids).items()):
+        if n > 1:
+            problems.append(f"card {card_id} seen {n} times in the {what}")
+    seen = {"cards": sorted(ids)}
+    return Reading(None if problems else sorted(ids), tuple(dict.fromkeys(problems)), seen)
+
+
+__all__ = ["read_spread", "read_table"]

@@ -1,0 +1,131 @@
+"""Photos for scoring: a photo (or its `detect --json` output) → `Detections`.
+
+A path ending in ``.json`` is read as the `detect --json` object of one image (design.md,
+"Detections"), so scoring works from saved detections; any other path is an image run through
+the perception pipeline (`vision.pipeline.Perception`) when it is available. Failures are
+`PhotoError`s with a one-line message naming the photo.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.detections import Detections
+
+
+class PhotoError(ValueError):
+    """A photo that cannot be read or turned into detections."""
+
+
+def detections_from_json(data: Any, where: str = "detections") -> tuple[Detections, tuple[int, int]]:
+    """The `detect --json` object of one image → (Detections, (width, height)).
+
+    Raises:
+        PhotoError: a missing or malformed field (named).
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("objects"), list):
+        raise PhotoError(f"{where} must be a detect --json object with an 'objects' list")
+    try:
+        size = (int(data["width"]), int(data["height"]))
+    except (KeyError, TypeError, ValueError):
+        raise PhotoError(f"{where} needs integer 'width' and 'height'") from None
+    objects = data["objects"]
+    n = len(objects)
+    boxes = np.zeros((n, 4), np.float32)
+    corners = np.full((n, 4, 2), np.nan, np.float32)
+    kinds, values, colours, identities = [], [], [], []
+    scores = np.zeros(n, np.float32)
+    id_scores = np.zeros(n, np.float32)
+    for i, obj in enumerate(objects):
+        try:
+            kinds.append(str(obj["kind"]))
+            boxes[i] = np.asarray(obj["box"], np.float32)
+            scores[i] = float(obj.get("score", 1.0))
+            if obj.get("corners") is not None:
+                corners[i] = np.asarray(obj["corners"], np.float32)
+        except (KeyError, TypeError, ValueError):
+            raise PhotoError(f"{where}.objects[{i}] needs a kind and a box [x1, y1, x2, y2]") from None
+        values.append(int(obj.get("value") or 0))
+        colours.append(obj.get("colour"))
+        identities.append(obj.get("identity"))
+        id_scores[i] = float(obj.get("identity_score") or 0.0)
+    det = Detections.from_boxes(boxes, scores, kinds, corners)
+    ids = np.empty(n, dtype=object)
+    ids[:] = identities
+    cols = np.empty(n, dtype=object)
+    cols[:] = colours
+    try:
+        det = det.with_fields(
+            die_values=np.array(values, np.int64),
+            die_colours=cols,
+            die_value_scores=np.array([1.0 if v else 0.0 for v in values], np.float32),
+            identities=ids,
+            identity_scores=id_scores,
+        )
+    except ValueError as error:
+        raise PhotoError(f"{where}: {error}") from None
+    return det, size
+
+
+def photo_detections(path: str) -> tuple[Detections, tuple[int, int]]:
+    """Detections of the photo at `path` (an image, or its `detect --json` output).
+
+    Raises:
+        PhotoError: the file cannot be read, or no detector is available for an image.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise PhotoError(f"photo {path!r} does not exist")
+    if file.suffix.lower() == ".json":
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            raise PhotoError(f"photo {path!r}: not a detect --json file") from None
+        if isinstance(data, list) and len(data) == 1:
+            data = data[0]
+        return detections_from_json(data, f"photo {path!r}")
+    import cv2
+
+    frame = cv2.imread(str(file), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise PhotoError(f"photo {path!r} is not a readable image")
+    try:
+        from vision.pipeline import Perception  # type: ignore[import-not-found]
+    except ImportError:
+        raise PhotoError(
+            f"photo {path!r}: no detector is installed yet; pass its detect --json output "
+            "(a .json file) instead"
+        ) from None
+    try:
+        perception = Perception()
+        detections = perception(frame)  # type: ignore[operator]
+    except ValueError as error:
+        raise PhotoError(f"photo {path!r}: {error}") from None
+    return detections, (int(frame.shape[1]), int(frame.shape[0]))
+
+
+
+
+def parse_player_photos(values: list[str] | None) -> dict[str, str]:
+    """``NAME=IMG`` options → {name: path}, in the order given.
+
+    Raises:
+        PhotoError: a value without ``=``, an empty name or path, or a name given twice.
+    """
+    players: dict[str, str] = {}
+    for value in values or []:
+        name, sep, path = value.partition("=")
+        name, path = name.strip(), path.strip()
+        if not sep or not name or not path:
+            raise PhotoError(f"--player must be NAME=IMG, got {value!r}")
+        if name in players:
+            raise PhotoError(f"player {name!r} is given twice")
+        players[name] = path
+    return players
+
+
+__all__ = ["PhotoError", "detections_from_json", "parse_player_photos", "photo_detections"]
