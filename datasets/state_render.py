@@ -292,14 +292,14 @@ def spread_camera(
 ) -> Camera:
     """A hand-held photo from above that frames the whole spread."""
     pts = np.array([p.centre_mm for p in pieces] or [(0.0, 0.0)], float)
-    half = np.abs(pts).max(axis=0) + 70.0
+    half = np.abs(pts).max(axis=0) + 110.0
     hfov = float(rng.uniform(58, 70))
     fit = max(half[0], half[1] * size[0] / size[1]) / math.tan(math.radians(hfov / 2))
     return look_at_table(
         size[0],
         size[1],
         target_mm=(float(rng.normal(0, 5)), float(rng.normal(0, 5))),
-        distance_mm=fit * float(rng.uniform(1.05, 1.25)),
+        distance_mm=fit * float(rng.uniform(1.15, 1.3)),
         tilt_deg=float(rng.uniform(0, 18)),
         azimuth_deg=90.0 + float(rng.normal(0, 6)),
         roll_deg=float(rng.normal(0, 3)),

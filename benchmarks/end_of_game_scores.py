@@ -1,0 +1,171 @@
+"""End-of-game scores from photos: rendered final tables → readers → scores, against the truth.
+
+For each game, N seeded random games (eval split, seeds never used in training: 9_000_000 + k)
+are played to the end; the photos the scoring command takes are laid out from the final state
+(`datasets.state_render.place_spread`): King's Breakfast the king's area and each player's hand,
+Café International each player's remaining tiles, Dice King each player's kingdom pile. The
+detections are TRUTH-DERIVED (`detections_from_truth`: what a perfect detector would return),
+because the real detector is not available yet; the readers and the scoring are the real ones.
+
+``--render`` renders every photo with the scene renderer and takes its truth records (a piece is
+detected when the renderer marks it a target: enough of it visible); without it the layouts are
+projected through the camera without drawing (fast). Prints one line per game: tables, exactly
+right %, refused (a problem reported, no score), wrong (a made-up score: must be 0), seconds.
+
+    .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render] [--csv FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import engines.cafe_international as ci  # noqa: E402
+import engines.dice_king as dk  # noqa: E402
+import engines.kings_breakfast as kb  # noqa: E402
+from datasets.state_render import (  # noqa: E402
+    detections_from_truth,
+    place_spread,
+    project_pieces,
+    render_spread,
+    spread_camera,
+)
+from engines.api import random_step  # noqa: E402
+from engines.cafe_international.scoring import hand_penalty  # noqa: E402
+from engines.dice_king.catalogue import companion_deck  # noqa: E402
+from engines.dice_king.scoring import score_kingdom  # noqa: E402
+from engines.kings_breakfast.catalogue import FOODS  # noqa: E402
+from vision.readers import cafe_international as ci_reader  # noqa: E402
+from vision.readers import dice_king as dk_reader  # noqa: E402
+from vision.readers import kings_breakfast as kb_reader  # noqa: E402
+
+SEED_BASE = 9_000_000
+NAMES = ("Anna", "Ben", "Cleo", "Dan", "Eve")
+
+
+def final_state(module: Any, players: list[str], seed: int) -> Any:
+    rng = random.Random(seed)
+    state = module.new_game(players)
+    while not module.is_over(state):
+        state = module.apply(state, random_step(module, state, rng))
+    return state
+
+
+def photo(identities: list[str], seed: int, render: bool) -> Any:
+    if render:
+        _, truth = render_spread(identities, seed)
+        return detections_from_truth(truth["objects"])
+    rng = np.random.default_rng([seed, 29])
+    pieces = place_spread(identities, rng)
+    camera = spread_camera(pieces, (800, 600), rng)
+    return detections_from_truth(project_pieces(pieces, camera))
+
+
+def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[str, int]]:
+    n = 3 + seed % 3
+    state = final_state(kb, list(NAMES[:n]), seed)
+    truth = kb.scores(state)
+    king_ids = [f"kings-breakfast/{f}" for f, c in zip(FOODS, state.king, strict=True) for _ in range(c)]
+    king = kb_reader.read_spread(photo(king_ids, seed, render), what="king photo")
+    if king.problems:
+        return "refused", None, truth
+    players = {}
+    for i, name in enumerate(state.players):
+        ids = [f"kings-breakfast/{f}" for f, c in zip(FOODS, state.hand(i), strict=True) for _ in range(c)]
+        if not ids:
+            players[name] = {}
+            continue
+        reading = kb_reader.read_spread(photo(ids, seed * 10 + i, render), allow_emerald=True)
+        if reading.problems:
+            return "refused", None, truth
+        players[name] = reading.observation
+    result = kb.scores_from_counts({"king": king.observation, "players": players})
+    got = {name: entry["total"] for name, entry in result["players"].items()}
+    return ("right" if got == truth else "wrong"), got, truth
+
+
+def ci_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[str, int]]:
+    n = 2 + seed % 3
+    state = final_state(ci, list(NAMES[:n]), seed)
+    truth = ci.scores(state)
+    got = {}
+    for i, name in enumerate(state.players):
+        hand = list(state.hands[i])
+        tiles: list[str] = []
+        if hand:
+            reading = ci_reader.read_spread(photo([f"cafe-international/{t}" for t in hand],
+                                                  seed * 10 + i, render))
+            if reading.problems:
+                return "refused", None, truth
+            tiles = reading.observation
+        got[name] = state.points[i] - hand_penalty(tiles)
+    return ("right" if got == truth else "wrong"), got, truth
+
+
+def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[str, int]]:
+    n = 2 + seed % 4
+    state = final_state(dk, list(NAMES[:n]), seed)
+    truth = dk.scores(state)
+    deck = companion_deck()
+    got = {}
+    for i, name in enumerate(state.players):
+        pile = list(state.kingdoms[i])
+        cards: list[str] = []
+        if pile:
+            reading = dk_reader.read_spread(photo([f"dice-king/{c}" for c in pile], seed * 10 + i,
+                                                  render))
+            if reading.problems:
+                return "refused", None, truth
+            cards = reading.observation
+        got[name] = score_kingdom(deck, cards).total
+    return ("right" if got == truth else "wrong"), got, truth
+
+
+GAMES = {"kings-breakfast": kb_table, "cafe-international": ci_table, "dice-king": dk_table}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=200, help="tables per game")
+    parser.add_argument("--render", action="store_true", help="render the photos (slow)")
+    parser.add_argument("--games", nargs="*", default=list(GAMES))
+    parser.add_argument("--csv", type=Path, help="write one row per table")
+    args = parser.parse_args()
+    rows = []
+    mode = "rendered photos" if args.render else "projected layouts (no pixels)"
+    print(f"detections: TRUTH-DERIVED (no detector yet); photos: {mode}")
+    for game in args.games:
+        start = time.perf_counter()
+        counts = {"right": 0, "refused": 0, "wrong": 0}
+        for k in range(args.tables):
+            seed = SEED_BASE + k
+            try:
+                outcome, got, truth = GAMES[game](seed, args.render)
+            except Exception as error:  # a failing sample is a row, not a crash
+                outcome, got, truth = "error", None, {"error": repr(error)}
+            counts[outcome] = counts.get(outcome, 0) + 1
+            rows.append({"game": game, "seed": seed, "outcome": outcome, "got": got,
+                         "truth": truth})
+        seconds = time.perf_counter() - start
+        total = args.tables
+        print(f"{game:<20} tables {total:>4}  exactly right {100 * counts['right'] / total:6.2f} %"
+              f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
+              f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s")
+    if args.csv:
+        with args.csv.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=["game", "seed", "outcome", "got", "truth"])
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
