@@ -136,6 +136,18 @@ class LiveLoop:
         self._threads = []
         self.source.close()
 
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until a finite source has ended and its last frame was perceived.
+
+        Returns whether both threads finished within `timeout` (a camera or a looping source
+        never finishes by itself: use `stop`).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for thread in self._threads:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            thread.join(left)
+        return not any(thread.is_alive() for thread in self._threads)
+
     @property
     def paused(self) -> bool:
         """Whether reading is paused (the preview holds its last frame)."""

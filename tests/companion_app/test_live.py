@@ -42,9 +42,7 @@ def test_results_arrive_for_frames_in_order(tmp_path: Path) -> None:
         FolderSource(_folder(tmp_path)), perceive, max_source_fps=200, on_result=results.append
     )
     loop.start()
-    assert _wait_for(
-        lambda: loop.stats().ended and loop.stats().frames_perceived == len(results) > 0
-    )
+    assert loop.join(timeout=10)
     loop.stop()
     assert seen == sorted(seen) and seen[-1] == 40  # never out of order; the last frame is seen
     assert all(r.value == seen[i] for i, r in enumerate(results))
@@ -73,7 +71,7 @@ def test_perception_errors_are_counted_and_skipped(tmp_path: Path) -> None:
 
     loop = LiveLoop(FolderSource(_folder(tmp_path, 3)), broken, max_source_fps=200)
     loop.start()
-    assert _wait_for(lambda: loop.stats().ended and loop.stats().perception_errors >= 1)
+    assert loop.join(timeout=10)
     loop.stop()
     stats = loop.stats()
     assert stats.frames_perceived == 0 and "model missing" in (stats.last_error or "")
@@ -83,7 +81,7 @@ def test_perceive_gets_frames_it_must_not_change(tmp_path: Path) -> None:
     frames: list[np.ndarray] = []
     loop = LiveLoop(FolderSource(_folder(tmp_path, 2)), frames.append, max_source_fps=200)
     loop.start()
-    assert _wait_for(lambda: loop.stats().ended and len(frames) >= 1)
+    assert loop.join(timeout=10)
     latest = loop.latest_frame()
     loop.stop()
     assert latest is not None and latest[1] is frames[-1]  # one array shared, never copied twice
