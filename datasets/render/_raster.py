@@ -16,7 +16,9 @@ _ONE = 1 << SHIFT
 def fixed(points: np.ndarray, offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """Points as int32 fixed-point (for cv2 fills with `shift=SHIFT`), shifted by -offset."""
     pts = np.asarray(points, np.float64).reshape(-1, 2) - np.asarray(offset, np.float64)
-    pts = np.clip(np.nan_to_num(pts, nan=0.0, posinf=1e6, neginf=-1e6), -1e6, 1e6)
+    if not np.isfinite(pts).all():
+        pts = np.nan_to_num(pts, nan=0.0, posinf=1e6, neginf=-1e6)
+    pts = np.clip(pts, -1e6, 1e6)
     return np.round(pts * _ONE).astype(np.int32).reshape(-1, 1, 2)
 
 

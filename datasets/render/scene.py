@@ -413,9 +413,13 @@ class Sample:
     truth: dict[str, Any]
 
 
-def sample_rng(seed: int, index: int) -> np.random.Generator:
-    """The random generator of image `index` of a run seeded `seed` (independent of workers)."""
-    return np.random.default_rng(np.random.SeedSequence([int(seed), int(index)]))
+def sample_rng(seed: int, index: int, split: str = "train") -> np.random.Generator:
+    """The random generator of image `index` of a run seeded `seed` (independent of workers).
+
+    The split is part of the seed, so eval scenes are never train scenes in other colours.
+    """
+    code = SPLITS.index(split) if split in SPLITS else len(SPLITS)
+    return np.random.default_rng(np.random.SeedSequence([int(seed), int(index), code]))
 
 
 def render_sample(
@@ -428,7 +432,9 @@ def render_sample(
     rules: VisibilityRules | None = None,
 ) -> Sample:
     """Render image `index` of the run seeded `seed`: scene, environment, image, truth."""
-    rng = sample_rng(seed, index)
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r} (train or eval)")
+    rng = sample_rng(seed, index, split)
     scene = layouts.sample_table(rng, game, split)
     environment = sample_environment(rng, scene, size, split)
     rendered = render_pieces(scene.pieces, scene.distractors, environment, rules=rules)

@@ -124,6 +124,12 @@ def test_same_seed_gives_the_same_bytes():
     assert a.jpeg != c.jpeg
 
 
+def test_eval_scenes_are_not_train_scenes_recoloured():
+    train = render_sample(5, 3, size=SIZE, split="train").truth
+    evaluation = render_sample(5, 3, size=SIZE, split="eval").truth
+    assert train["params"]["camera"] != evaluation["params"]["camera"]
+
+
 def test_die_top_corners_project_from_the_pose():
     camera = _top_down(tilt_deg=30.0, k1=0.1)
     die = PlacedPiece(
