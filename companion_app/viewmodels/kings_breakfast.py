@@ -172,7 +172,11 @@ class KingsBreakfastScoring(ScoringViewModel):
                 held, king = self.count(player, food), self.count("king", food)
                 if not held:
                     continue
-                fields = {"held": held, "king": king, "food": describe_value(self.tr, food)}
+                fields: dict[str, Any] = {
+                    "held": held,
+                    "king": king,
+                    "food": describe_value(self.tr, food),
+                }
                 if king == 0:
                     clause, text = "KB-22", t("kb.line.none", **fields)
                 elif held > king:

@@ -35,7 +35,7 @@ def _write_folder(folder: Path, values: list[int]) -> None:
 
 
 def _write_video(path: Path, count: int) -> Path:
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (32, 24))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (32, 24))
     assert writer.isOpened()
     for index in range(count):
         writer.write(_image(40 * index))
