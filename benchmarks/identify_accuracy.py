@@ -1,0 +1,228 @@
+"""Identification accuracy on rendered eval scenes: correct / wrong / null per game and size.
+
+Renders eval-split table scenes per game (`datasets.render.scene.render_sample`), takes every
+target card and tile (truth record ``target``), and identifies it from its corners. Without a
+detector model the corners are the true corners perturbed by `--noise` (a fraction of the piece's
+shorter side, Gaussian per coordinate) and listed from a random corner, as a detector that does
+not know the printed top-left would. A face-up companion piece is *correct* when its identity (or
+a piece with an identical face) is returned, *wrong* for another identity, *null* for none. A
+face-down piece or a foreign one is correct when null, wrong otherwise.
+
+``--style restyled`` first enrols a different edition of every piece (`tests/vision/restyle.py`)
+from one photo per piece through ``table-companion enroll GAME --source FOLDER`` into a temporary
+``TABLE_COMPANION_HOME``, then renders the scenes in that edition.
+
+``--corners`` also measures corner refinement by reference alignment
+(`vision.rectify.align_to_reference`) against the true corners: largest corner error per piece as
+a fraction of its shorter side, before and after.
+
+    .venv/bin/python benchmarks/identify_accuracy.py --count 15
+    .venv/bin/python benchmarks/identify_accuracy.py --count 15 --style restyled
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from datasets import art  # noqa: E402
+from datasets.render.scene import render_sample  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.gallery import default_gallery, load_gallery  # noqa: E402
+from vision.identify import Identifier, Match  # noqa: E402
+from vision.rectify import align_to_reference  # noqa: E402
+
+GAMES = ("kings-breakfast", "cafe-international", "dice-king")
+BUCKETS = ((0, 20, "<20px"), (20, 40, "20-40px"), (40, 80, "40-80px"), (80, 1e9, ">=80px"))
+
+
+def _bucket(width: float) -> str:
+    return next(name for lo, hi, name in BUCKETS if lo <= width < hi)
+
+
+def enrol_restyled(home: Path, seed: int) -> dict[str, Any]:
+    """Photograph every piece in the restyled edition and enrol the photos; the CLI's reports."""
+    from companion_app.cli import main as cli_main
+    from tests.vision.restyle import piece_photo, restyle
+    from vision.gallery import piece_key
+
+    rng = np.random.default_rng(seed)
+    reports: dict[str, Any] = {}
+    for game in GAMES:
+        folder = home / "photos" / game
+        folder.mkdir(parents=True, exist_ok=True)
+        for identity in art.identities(game):
+            photo = piece_photo([restyle(art.face(identity, 240), identity)], rng)
+            cv2.imwrite(str(folder / f"{piece_key(identity)}.jpg"), photo)
+        out = tempfile.TemporaryFile("w+")
+        with contextlib.redirect_stdout(out):
+            status = cli_main(["enroll", game, "--source", str(folder), "--json"])
+        out.seek(0)
+        report = json.loads(out.read().strip().splitlines()[-1])
+        reports[game] = {
+            "status": status,
+            "enrolled": len(report["enrolled"]),
+            "refused": report["refused"],
+        }
+    return reports
+
+
+def evaluate(
+    identifier: Identifier,
+    count: int,
+    seed: int,
+    noise: float,
+    size: tuple[int, int],
+    restrict: bool,
+    corners: bool,
+) -> dict[str, Any]:
+    """Render `count` scenes per game and score identification; returns the tallies."""
+    rng = np.random.default_rng(seed)
+    tally: dict[tuple[str, ...], dict[str, int]] = defaultdict(
+        lambda: {"correct": 0, "wrong": 0, "null": 0}
+    )
+    corner_errors: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    match_seconds, pieces = 0.0, 0
+    for game in GAMES:
+        for index in range(count):
+            sample = render_sample(seed, index, game=game, split="eval", size=size)
+            frame = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            chosen = [
+                o for o in sample.truth["objects"] if o["kind"] in ("card", "tile") and o["target"]
+            ]
+            if not chosen:
+                continue
+            true = np.array([o["corners"] for o in chosen], np.float64)
+            sides = np.linalg.norm(np.roll(true, -1, axis=1) - true, axis=2)
+            widths = sides.min(axis=1)
+            noisy = true + rng.normal(0, noise / np.sqrt(2), true.shape) * widths[:, None, None]
+            starts = rng.integers(0, 4, len(chosen))
+            shown = np.stack([np.roll(q, -int(s), axis=0) for q, s in zip(noisy, starts)])
+            detections = Detections.from_boxes(
+                np.zeros((len(chosen), 4), np.float32),
+                np.ones(len(chosen), np.float32),
+                [o["kind"] for o in chosen],
+                shown.astype(np.float32),
+            )
+            started = time.perf_counter()
+            matches = identifier.match(frame, detections, [game] if restrict else None)
+            match_seconds += time.perf_counter() - started
+            pieces += len(chosen)
+            for o, m, width, quad in zip(chosen, matches, widths, shown):
+                outcome, category = _score(o, m, game)
+                for key in ((game, category), (game, category, _bucket(width))):
+                    tally[key][outcome] += 1
+                if corners and category == "face" and m is not None and m.identity:
+                    printed = np.roll(quad, m.rotation, axis=0)
+                    face = art.face(m.identity, 96)
+                    refined, _ = align_to_reference(frame, printed, face)
+                    truth = np.array(o["corners"])
+                    before = np.linalg.norm(printed - truth, axis=1).max() / width
+                    after = np.linalg.norm(refined - truth, axis=1).max() / width
+                    corner_errors[_bucket(width)].append((before, after))
+    return {
+        "tally": {"/".join(k): v for k, v in sorted(tally.items())},
+        "ms_per_piece": 1000 * match_seconds / max(pieces, 1),
+        "pieces": pieces,
+        "corners": {
+            b: {
+                "n": len(v),
+                "before_median": float(np.median([e[0] for e in v])),
+                "after_median": float(np.median([e[1] for e in v])),
+                "after_p90": float(np.percentile([e[1] for e in v], 90)),
+                "after_within_1pct": float(np.mean([e[1] <= 0.01 for e in v])),
+                "after_within_2pct": float(np.mean([e[1] <= 0.02 for e in v])),
+            }
+            for b, v in sorted(corner_errors.items())
+        },
+    }
+
+
+def _score(truth: dict[str, Any], match: Match | None, game: str) -> tuple[str, str]:
+    identity = truth["identity"] if truth["face_up"] else None
+    category = "face" if identity else ("back" if truth["identity"] else "foreign")
+    predicted = match.identity if match is not None else None
+    if identity is None:
+        return ("correct" if predicted is None else "wrong"), category
+    if predicted is None:
+        return "null", category
+    aliases = match.aliases if match is not None else ()
+    return ("correct" if identity == predicted or identity in aliases else "wrong"), category
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10, help="scenes per game")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--noise", type=float, default=0.02, help="corner noise, of the width")
+    parser.add_argument("--width", type=int, default=1280, help="image width (4:3)")
+    parser.add_argument("--style", choices=("companion", "restyled"), default="companion")
+    parser.add_argument("--all-games", action="store_true", help="do not restrict to the game")
+    parser.add_argument("--corners", action="store_true", help="also measure corner alignment")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    size = (args.width, args.width * 3 // 4)
+    restrict = not args.all_games
+    started = time.perf_counter()
+    extra: dict[str, Any] = {}
+    if args.style == "restyled":
+        from tests.vision.restyle import restyled_art
+
+        with tempfile.TemporaryDirectory() as folder:
+            home = Path(folder)
+            os.environ["TABLE_COMPANION_HOME"] = str(home)
+            extra["enrolment"] = enrol_restyled(home, args.seed)
+            identifier = Identifier(load_gallery(home=home))
+            with restyled_art():
+                result = evaluate(
+                    identifier, args.count, args.seed, args.noise, size, restrict, args.corners
+                )
+    else:
+        identifier = Identifier(default_gallery())
+        result = evaluate(
+            identifier, args.count, args.seed, args.noise, size, restrict, args.corners
+        )
+    result.update(extra)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    result["settings"] = {k: v for k, v in vars(args).items() if k != "json"}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(
+        f"style={args.style} scenes/game={args.count} noise={args.noise} size={size} "
+        f"restricted_to_game={restrict} pieces={result['pieces']}"
+    )
+    for key, counts in result["tally"].items():
+        n = sum(counts.values())
+        rates = " ".join(f"{k}={v / n:.3f}" for k, v in counts.items())
+        print(f"  {key:45s} n={n:4d} {rates}")
+    for bucket, stats in result["corners"].items():
+        print(
+            f"  corners {bucket:8s} "
+            + " ".join(
+                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in stats.items()
+            )
+        )
+    if "enrolment" in result:
+        for game, report in result["enrolment"].items():
+            print(f"  enrolled {game}: {report['enrolled']} (refused {len(report['refused'])})")
+    print(f"  match ms/piece={result['ms_per_piece']:.2f}  total {result['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
