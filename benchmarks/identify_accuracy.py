@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import sys
@@ -68,11 +69,10 @@ def enrol_restyled(home: Path, seed: int) -> dict[str, Any]:
         for identity in art.identities(game):
             photo = piece_photo([restyle(art.face(identity, 240), identity)], rng)
             cv2.imwrite(str(folder / f"{piece_key(identity)}.jpg"), photo)
-        out = tempfile.TemporaryFile("w+")
+        out = io.StringIO()
         with contextlib.redirect_stdout(out):
             status = cli_main(["enroll", game, "--source", str(folder), "--json"])
-        out.seek(0)
-        report = json.loads(out.read().strip().splitlines()[-1])
+        report = json.loads(out.getvalue().strip().splitlines()[-1])
         reports[game] = {
             "status": status,
             "enrolled": len(report["enrolled"]),
@@ -111,7 +111,8 @@ def evaluate(
             widths = sides.min(axis=1)
             noisy = true + rng.normal(0, noise / np.sqrt(2), true.shape) * widths[:, None, None]
             starts = rng.integers(0, 4, len(chosen))
-            shown = np.stack([np.roll(q, -int(s), axis=0) for q, s in zip(noisy, starts)])
+            pairs = zip(noisy, starts, strict=True)
+            shown = np.stack([np.roll(q, -int(s), axis=0) for q, s in pairs])
             detections = Detections.from_boxes(
                 np.zeros((len(chosen), 4), np.float32),
                 np.ones(len(chosen), np.float32),
@@ -122,7 +123,7 @@ def evaluate(
             matches = identifier.match(frame, detections, [game] if restrict else None)
             match_seconds += time.perf_counter() - started
             pieces += len(chosen)
-            for o, m, width, quad in zip(chosen, matches, widths, shown):
+            for o, m, width, quad in zip(chosen, matches, widths, shown, strict=True):
                 outcome, category = _score(o, m, game)
                 for key in ((game, category), (game, category, _bucket(width))):
                     tally[key][outcome] += 1
