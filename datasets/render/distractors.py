@@ -57,6 +57,7 @@ def _px_per_mm(camera: Camera, x: float, y: float, z: float = 0.0) -> float:
 _METALS = [(60, 160, 200), (190, 190, 195), (70, 110, 180), (40, 140, 170)]
 _INKS = [(30, 30, 30), (160, 60, 20), (30, 30, 170), (40, 120, 40), (200, 200, 200)]
 _CUPS = [(245, 245, 245), (40, 40, 40), (60, 60, 170), (160, 110, 40), (80, 170, 210)]
+_COVERS = [(175, 175, 180), (45, 45, 50), (30, 60, 140), (120, 90, 40), (230, 230, 225)]
 _SKINS = [(190, 210, 240), (150, 180, 225), (110, 150, 200), (70, 105, 160), (45, 70, 110)]
 _SLEEVES = [(60, 60, 60), (140, 80, 30), (40, 40, 150), (200, 200, 200), (60, 120, 60)]
 _TRAYS = [
@@ -102,6 +103,18 @@ def sample_distractor(
                 "size": [float(rng.uniform(75, 110)), float(rng.uniform(110, 160))],
                 "seed": int(rng.integers(1 << 30)),
                 "thickness": float(rng.uniform(1, 6)),
+            },
+        )
+    if kind == "book":  # a book, box or laptop lying about: a big plain slab
+        return Distractor(
+            "pad",
+            {
+                "centre": [x, y],
+                "yaw": yaw,
+                "size": [float(rng.uniform(150, 320)), float(rng.uniform(200, 330))],
+                "seed": int(rng.integers(1 << 30)),
+                "thickness": float(rng.uniform(12, 35)),
+                "cover": list(_COVERS[int(rng.integers(len(_COVERS)))]),
             },
         )
     if kind == "cup":
@@ -161,7 +174,7 @@ def sample_distractor(
                 "sleeve": list(_SLEEVES[int(rng.integers(len(_SLEEVES)))]),
                 "sleeve_start": float(rng.uniform(0.2, 0.85)),
                 "spread": float(rng.uniform(0.0, 1.0)),
-                "fist": bool(rng.random() < 0.3),
+                "fist": bool(rng.random() < 0.15),
             },
             z_mm=1e6,
         )
@@ -275,9 +288,13 @@ def _draw_pad(image, ids, camera, light, d: Distractor) -> None:
             )
         )
     )
-    _raster.fill_polygon(image, sides, (200, 210, 215))
+    cover = p.get("cover")
+    _raster.fill_polygon(image, sides, _shade(cover, 0.7) if cover else (200, 210, 215))
     quad = camera.project_pinhole(np.hstack([xy, np.full((4, 1), d.z_mm + t)]))
-    _raster.warp_quad(image, _pad_texture(int(p["seed"]), 120, int(120 * h / w)), quad)
+    if cover:
+        _raster.fill_polygon(image, quad, tuple(float(c) for c in cover))
+    else:
+        _raster.warp_quad(image, _pad_texture(int(p["seed"]), 120, int(120 * h / w)), quad)
     _raster.fill_ids(ids, sides, -1)
 
 
@@ -411,6 +428,14 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     # entry point on the image border ("side" 0..4 walks round the frame)
     side = p["side"]
     k, t = int(side) % 4, side - int(side)
+    if t < 0.7:
+        # most arms come in over the nearest edge of the picture (the player's side), slanted
+        gaps = [target[1], w - target[0], h - target[1], target[0]]
+        k = int(np.argmin(gaps))
+        slant = (t / 0.7 - 0.5) * (w if k in (0, 2) else h) * 0.6
+        along = [target[0] + slant, target[1] + slant, target[0] + slant, target[1] + slant][k]
+        t = float(np.clip(along / (w if k in (0, 2) else h), 0, 1))
+        t = t if k in (0, 1) else 1 - t
     entry = [(t * w, -40.0), (w + 40.0, t * h), ((1 - t) * w, h + 40.0), (-40.0, (1 - t) * h)][k]
     entry = np.array(entry)
     direction = target - entry
@@ -487,9 +512,14 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     shadow = cv2.resize(small, (w, h))
     _raster.darken_inplace(image, shadow, 0.25 + 0.45 * light.shadow_strength)
     # colour with cylindrical shading (brighter in the middle of each limb)
+    # limbs are cylinders: brightness follows the distance to the outline (quarter grid)
     quarter = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-    quarter = cv2.GaussianBlur(quarter, (0, 0), max(0.7, width * 0.3 / 4))
-    soft_full = cv2.resize(quarter, (w, h))
+    inside = cv2.distanceTransform((quarter > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    radius = max(1.0, width * 0.3 / 4)
+    depth = np.clip(inside / radius, 0.0, 1.0)
+    profile = np.sqrt(1.0 - (1.0 - depth) ** 2)
+    profile = cv2.GaussianBlur(profile, (0, 0), 0.8)
+    soft_full = cv2.resize((profile * 255).astype(np.uint8), (w, h))
     full = np.maximum(mask, cv2.bitwise_and(sleeve, cv2.dilate(mask, None)))
     x, y, bw, bh = cv2.boundingRect(full)
     if bw == 0 or bh == 0:

@@ -525,7 +525,7 @@ def foreign_groups(rng: np.random.Generator) -> list[Group]:
 
 
 def distractor_groups(rng: np.random.Generator) -> list[Group]:
-    """Everyday things lying about: coins, pens, a score pad, a cup, a cable."""
+    """Everyday things lying about: coins, pens, a score pad, a cup, a cable, a book or laptop."""
     groups = []
     for kind, probability in (
         ("coin", 0.35),
@@ -533,6 +533,7 @@ def distractor_groups(rng: np.random.Generator) -> list[Group]:
         ("pad", 0.3),
         ("cup", 0.25),
         ("cable", 0.25),
+        ("book", 0.15),
     ):
         if rng.random() < probability:
             count = int(rng.integers(1, 5)) if kind == "coin" else 1
@@ -540,7 +541,14 @@ def distractor_groups(rng: np.random.Generator) -> list[Group]:
                 sample_distractor(rng, kind, (float(rng.normal(0, 25)), float(rng.normal(0, 25))))
                 for _ in range(count)
             )
-            radius = {"coin": 40.0, "pen": 75.0, "pad": 80.0, "cup": 50.0, "cable": 10.0}[kind]
+            radius = {
+                "coin": 40.0,
+                "pen": 75.0,
+                "pad": 80.0,
+                "cup": 50.0,
+                "cable": 10.0,
+                "book": 170.0,
+            }[kind]
             groups.append(Group(kind, (), radius, items))
     return groups
 
