@@ -24,8 +24,8 @@ Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `thumb_size`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -65,6 +65,12 @@ class IdentifyConfig:
         reference_blurs: each reference is also described blurred by these Gaussian sigmas
             (thumbnail pixels), so a defocused or moving piece is compared with references as
             blurred as itself and the classes keep their margins.
+        rerank_top: a piece whose best classes are too close is looked at again at
+            `fine_scale` times the thumbnail size, comparing only this many best classes
+            (Dice King's villages differ only in their number of houses).
+        fine_scale: the fine look's thumbnail (and blur) scale.
+        fine_min_ratio: the fine look's distance-ratio test (as `min_distance_ratio`).
+        fine_min_margin: the fine look's least lead (as `min_margin`).
         align_corners: refine an identified piece's corners on the full frame by aligning its
             reference face (`vision.rectify.align_to_reference`; about 10 ms a piece, so off by
             default: for still photos, not the live loop).
@@ -88,6 +94,10 @@ class IdentifyConfig:
     min_side_px: float = 8.0
     duplicate_similarity: float = 0.995
     reference_blurs: tuple[float, ...] = (1.0, 2.0)
+    rerank_top: int = 3
+    fine_scale: int = 2
+    fine_min_ratio: float = 1.5
+    fine_min_margin: float = 0.02
     align_corners: bool = False
     align: AlignConfig = field(default_factory=AlignConfig)
 
@@ -128,6 +138,22 @@ def thumb_size(kind: str, config: IdentifyConfig) -> tuple[int, int]:
     if kind == "tile":
         return config.tile_thumb
     raise ValueError(f"no thumbnail for kind {kind!r} (card or tile)")
+
+
+def fine_config(config: IdentifyConfig) -> IdentifyConfig:
+    """The settings of the fine look: thumbnails and colour cells `fine_scale` times larger.
+
+    Its own blur stays as small as the coarse look's (details survive); references are also
+    described at the coarse blurs and at those scaled up (a blurred piece still has its match).
+    """
+    k = max(1, int(config.fine_scale))
+    return replace(
+        config,
+        card_thumb=(config.card_thumb[0] * k, config.card_thumb[1] * k),
+        tile_thumb=(config.tile_thumb[0] * k, config.tile_thumb[1] * k),
+        colour_grid=config.colour_grid * k,
+        reference_blurs=(*config.reference_blurs, *(b * k for b in config.reference_blurs)),
+    )
 
 
 def _inset_slices(size: tuple[int, int], inset: float) -> tuple[slice, slice]:
@@ -194,6 +220,20 @@ def _blur_stack(images: np.ndarray, sigma: float) -> np.ndarray:
     return out
 
 
+def _reference_descriptors(refs: list[Reference], kind: str, config: IdentifyConfig) -> np.ndarray:
+    """(R, 4 × (1 + blurs), D) descriptors of references in every rotation and blur."""
+    size = thumb_size(kind, config)
+    views = np.stack([_rotated_views(np.asarray(r.face), size) for r in refs])
+    flat = views.reshape(-1, *views.shape[2:])
+    variants = [flat] + [
+        np.stack([cv2.GaussianBlur(v, (0, 0), sigma) for v in flat])
+        for sigma in config.reference_blurs
+    ]
+    return np.stack(
+        [describe(v, config).reshape(len(refs), 4, -1) for v in variants], axis=1
+    ).reshape(len(refs), 4 * len(variants), -1)
+
+
 def _rotated_views(face: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The 4 thumbnails a query warp shows of `face` when its corners start r places later."""
     fh, fw = face.shape[:2]
@@ -207,6 +247,7 @@ class _Bank:
 
     references: list[Reference]
     descriptors: np.ndarray  # (R, 4 * blur variants, D): variant v is rotation v % 4
+    fine: np.ndarray  # the same at the fine look's size
     classes: np.ndarray  # (R,) class index
     class_labels: list[str]
     class_aliases: list[tuple[str, ...]]
@@ -230,6 +271,7 @@ class Identifier:
 
     def __init__(self, gallery: Gallery | None = None, config: IdentifyConfig | None = None):
         self.config = config or IdentifyConfig()
+        self._fine = fine_config(self.config)
         self.gallery = gallery if gallery is not None else load_gallery()
         self.problems: tuple[str, ...] = self.gallery.problems
         self._banks: dict[tuple[str, str], _Bank] = {}
@@ -246,16 +288,8 @@ class Identifier:
 
     # --- building ------------------------------------------------------------------------------
     def _build_bank(self, refs: list[Reference], kind: str) -> _Bank:
-        size = thumb_size(kind, self.config)
-        views = np.stack([_rotated_views(np.asarray(r.face), size) for r in refs])
-        flat = views.reshape(-1, *views.shape[2:])
-        variants = [flat] + [
-            np.stack([cv2.GaussianBlur(v, (0, 0), sigma) for v in flat])
-            for sigma in self.config.reference_blurs
-        ]
-        descriptors = np.stack(
-            [describe(v, self.config).reshape(len(refs), 4, -1) for v in variants], axis=1
-        ).reshape(len(refs), 4 * len(variants), -1)
+        descriptors = _reference_descriptors(refs, kind, self.config)
+        fine = _reference_descriptors(refs, kind, self._fine)
         labels: list[str] = []
         aliases: list[list[str]] = []
         identity: list[str | None] = []
@@ -296,6 +330,7 @@ class Identifier:
         return _Bank(
             references=[refs[int(i)] for i in order],
             descriptors=descriptors[order],
+            fine=fine[order],
             classes=classes,
             class_starts=np.searchsorted(classes, np.arange(len(labels))),
             class_labels=labels,
@@ -307,9 +342,17 @@ class Identifier:
 
     # --- matching ------------------------------------------------------------------------------
     def match_descriptors(
-        self, descriptors: np.ndarray, kind: str, games: Sequence[str] | None = None
+        self,
+        descriptors: np.ndarray,
+        kind: str,
+        games: Sequence[str] | None = None,
+        fine: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> list[Match]:
-        """Match (n, D) query descriptors of one `kind`; enrolled references first."""
+        """Match (n, D) query descriptors of one `kind`; enrolled references first.
+
+        `fine(indices)` gives the fine-look descriptors of some queries (computed only for the
+        undecided ones); without it there is no fine look.
+        """
         n = len(descriptors)
         results: list[Match | None] = [None] * n
         for stage in ("enrolled", "companion"):
@@ -317,7 +360,14 @@ class Identifier:
             pending = [i for i in range(n) if results[i] is None or results[i].identity is None]
             if bank is None or not pending:
                 continue
-            matches = self._match_bank(bank, descriptors[pending], games, stage)
+            sub_fine = None
+            if fine is not None:
+                chosen = np.asarray(pending)
+
+                def sub_fine(idx: np.ndarray, chosen: np.ndarray = chosen) -> np.ndarray:
+                    return fine(chosen[idx])
+
+            matches = self._match_bank(bank, descriptors[pending], games, stage, sub_fine)
             for i, m in zip(pending, matches, strict=True):
                 previous = results[i]
                 if m.identity is not None or previous is None or m.score > previous.score:
@@ -325,7 +375,12 @@ class Identifier:
         return [m if m is not None else _NO_MATCH for m in results]
 
     def _match_bank(
-        self, bank: _Bank, queries: np.ndarray, games: Sequence[str] | None, stage: str
+        self,
+        bank: _Bank,
+        queries: np.ndarray,
+        games: Sequence[str] | None,
+        stage: str,
+        fine: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> list[Match]:
         config = self.config
         n_classes = len(bank.class_labels)
@@ -356,6 +411,24 @@ class Identifier:
         order = np.argsort(-per_class, axis=1)
         min_score = config.enrolled_min_score if stage == "enrolled" else config.min_score
         min_margin = config.enrolled_min_margin if stage == "enrolled" else config.min_margin
+        decided = _decide(per_class, order, min_score, min_margin, config.min_distance_ratio)
+        undecided = np.flatnonzero(
+            ~decided & (per_class[np.arange(len(queries)), order[:, 0]] >= min_score)
+        )
+        if fine is not None and len(undecided) and config.rerank_top > 1:
+            top = order[undecided, : config.rerank_top]
+            fine_class = self._fine_scores(bank, fine(undecided), top, per_class[undecided])
+            fine_order = np.argsort(-fine_class, axis=1)
+            fine_decided = _decide(
+                fine_class, fine_order, -1.0, config.fine_min_margin, config.fine_min_ratio
+            )
+            for row, q in enumerate(undecided):
+                if fine_decided[row]:
+                    # the fine look's winner, ranked first among the coarse candidates
+                    winner = fine_order[row, 0]
+                    rest = [c for c in order[q] if c != winner]
+                    order[q] = np.array([winner, *rest])
+                    decided[q] = True
         out: list[Match] = []
         for q in range(len(queries)):
             best = int(order[q, 0])
@@ -366,12 +439,7 @@ class Identifier:
             margin = score - second
             members = np.flatnonzero(bank.classes == best)
             ref = int(members[np.argmax(per_ref[q, members])])
-            accepted = (
-                score >= min_score
-                and margin >= min_margin
-                and (1.0 - second) >= config.min_distance_ratio * (1.0 - score)
-                and bank.class_identity[best] is not None
-            )
+            accepted = bool(decided[q]) and bank.class_identity[best] is not None
             candidates = tuple(
                 (bank.class_labels[int(c)], round(float(per_class[q, c]), 4))
                 for c in order[q, : config.top_k]
@@ -391,9 +459,25 @@ class Identifier:
             )
         return out
 
-    def thumbnails(self, frame: np.ndarray, corners: np.ndarray, kind: str) -> np.ndarray:
+    def _fine_scores(
+        self, bank: _Bank, queries: np.ndarray, top: np.ndarray, coarse: np.ndarray
+    ) -> np.ndarray:
+        """(n, classes) fine-look similarities; only the `top` classes of each row are finite."""
+        out = np.full(coarse.shape, -np.inf, np.float32)
+        v = bank.fine.shape[1]
+        for row in range(len(queries)):
+            classes = [int(c) for c in top[row] if np.isfinite(coarse[row, c])]
+            members = np.flatnonzero(np.isin(bank.classes, classes))
+            sims = bank.fine[members].reshape(len(members) * v, -1) @ queries[row]
+            per_ref = sims.reshape(len(members), v).max(axis=1)
+            np.maximum.at(out[row], bank.classes[members], per_ref)
+        return out
+
+    def thumbnails(
+        self, frame: np.ndarray, corners: np.ndarray, kind: str, *, fine: bool = False
+    ) -> np.ndarray:
         """Canonical thumbnails (n, H, W, 3) of (n, 4, 2) quads of `kind` in `frame`."""
-        size = thumb_size(kind, self.config)
+        size = thumb_size(kind, self._fine if fine else self.config)
         quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
         out = np.empty((len(quads), size[1], size[0], 3), np.uint8)
         for i, quad in enumerate(quads):
@@ -427,8 +511,16 @@ class Identifier:
                 quads.append(quad)
             if not rows:
                 continue
-            thumbs = self.thumbnails(frame, np.stack(quads), kind)
-            matches = self.match_descriptors(describe(thumbs, self.config), kind, games)
+            stacked = np.stack(quads)
+            thumbs = self.thumbnails(frame, stacked, kind)
+
+            def fine(
+                idx: np.ndarray, stacked: np.ndarray = stacked, kind: str = kind
+            ) -> np.ndarray:
+                views = self.thumbnails(frame, stacked[idx], kind, fine=True)
+                return describe(views, self._fine)
+
+            matches = self.match_descriptors(describe(thumbs, self.config), kind, games, fine)
             for i, m in zip(rows, matches, strict=True):
                 results[i] = m
         return results
@@ -464,6 +556,22 @@ class Identifier:
         return detections.with_fields(
             identities=identities, identity_scores=scores, corners_px=corners
         )
+
+
+def _decide(
+    per_class: np.ndarray, order: np.ndarray, min_score: float, min_margin: float, ratio: float
+) -> np.ndarray:
+    """Which rows' best class passes the score, margin and distance-ratio tests."""
+    rows = np.arange(len(per_class))
+    best = per_class[rows, order[:, 0]]
+    if per_class.shape[1] > 1:
+        second = per_class[rows, order[:, 1]]
+        second = np.where(np.isfinite(second), second, -1.0)
+    else:
+        second = np.full(len(per_class), -1.0, np.float32)
+    return (
+        (best >= min_score) & (best - second >= min_margin) & ((1 - second) >= ratio * (1 - best))
+    )
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray | None:
