@@ -19,7 +19,7 @@ from companion_app.viewmodels.scoring import ScoringViewModel
 
 Builder.load_file(__file__.replace(".py", ".kv"))
 
-CELL_WIDTH = 150
+CELL_WIDTH = 128
 ROW_LABEL_WIDTH = 150
 
 
@@ -54,6 +54,7 @@ class ScoringScreen(Screen):
 
     vm: ScoringViewModel | None = None
     session: Any = None
+    auto_fill = True  # follow the game until a player edits a count
     title = StringProperty("")
     export_message = StringProperty("")
     has_session = BooleanProperty(False)
@@ -63,10 +64,12 @@ class ScoringScreen(Screen):
         self.vm = vm
         self.session = session
         self.has_session = session is not None
+        self.auto_fill = True
         self.refresh()
 
     def step(self, row: str, column: str, delta: int) -> None:
         """The − or + of a cell."""
+        self.auto_fill = False
         if self.vm is not None:
             self.vm.step(row, column, delta)
             self.refresh()
@@ -79,6 +82,7 @@ class ScoringScreen(Screen):
 
     def clear(self) -> None:
         """All counts back to 0."""
+        self.auto_fill = False
         if self.vm is not None:
             self.vm.clear()
             self.refresh()
@@ -107,23 +111,24 @@ class ScoringScreen(Screen):
             self.title = app.translator.t("scoring.no_game")
             fill_sections(self.ids.summary, [])
             return
+        if self.auto_fill and self.session is not None:
+            vm.fill_from_state(self.session)  # start from what the game knows
         self.title = app.translator.t("scoring.title", game=app.translator.t(f"game.{vm.game}"))
-        columns = vm.columns()
-        grid.cols = len(columns) + 1
+        # Categories down, people across: at most 6 people (the king and 5 players) fit a tablet.
+        people = vm.rows()
+        grid.cols = len(people) + 1
         grid.add_widget(_label("", ROW_LABEL_WIDTH))
-        for column in columns:
-            grid.add_widget(
-                _label(vm.column_label(column), CELL_WIDTH, bold=True, colour=theme.FOCUS)
-            )
-        for row in vm.rows():
-            grid.add_widget(_label(vm.row_label(row), ROW_LABEL_WIDTH, bold=True))
-            for column in columns:
+        for person in people:
+            grid.add_widget(_label(vm.row_label(person), CELL_WIDTH, bold=True, colour=theme.FOCUS))
+        for column in vm.columns():
+            grid.add_widget(_label(vm.column_label(column), ROW_LABEL_WIDTH, bold=True))
+            for person in people:
                 grid.add_widget(
                     CountCell(
                         screen=self,
-                        row=row,
+                        row=person,
                         column=column,
-                        value=vm.count(row, column),
+                        value=vm.count(person, column),
                         size_hint_x=None,
                         width=dp(CELL_WIDTH),
                     )
