@@ -268,7 +268,8 @@ def place_state(game: str, state: Any, rng: np.random.Generator) -> list[PlacedP
 def place_spread(
     identities: Sequence[str], rng: np.random.Generator, *, shuffle: bool = True
 ) -> list[PlacedPiece]:
-    """Pieces spread out for a photo: a loose grid, each piece at least half visible."""
+    """Pieces spread out for a photo: a loose grid of overlapping cards (each at least half
+    visible), or tiles side by side."""
     ids = list(identities)
     if shuffle:
         rng.shuffle(ids)
@@ -276,7 +277,8 @@ def place_spread(
         return []
     w, h = _art.piece_size_mm(ids[0])
     cols = max(1, math.ceil(math.sqrt(len(ids) * 1.2)))
-    step_x, step_y = 0.8 * w, 0.72 * h
+    thick = ids[0].startswith("cafe-international/")  # tiles are laid side by side
+    step_x, step_y = (1.25 * w, 1.25 * h) if thick else (0.8 * w, 0.72 * h)
     rows = math.ceil(len(ids) / cols)
     out = []
     for i, identity in enumerate(ids):

@@ -150,7 +150,7 @@ class Tracker:
         stable_long = time_s - self._candidate_since >= self.config.stable_seconds
         if not (stable_long and self._candidate_frames >= self.config.min_frames):
             return []
-        if key == (self._stable, self._stable_count):
+        if key == (self._stable, self._stable_count) and not self._activity:
             return []
         return self._on_stable(reading.observation, n_detections)
 

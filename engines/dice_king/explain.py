@@ -96,8 +96,12 @@ def _faces(deck: Deck, ids: Iterable[str | None]) -> tuple[Any, ...]:
     return tuple(_face(deck, card_id) for card_id in ids)
 
 
-def matches(state: State, after: Observation) -> bool:
-    """Whether `state` shows `after` (dice not yet rolled accept any dice on the table)."""
+def matches(state: State, after: Observation, resting: tuple[str, ...] | None = None) -> bool:
+    """Whether `state` shows `after`.
+
+    At the start of a turn, before the first roll, the dice of the last turn still lie on the
+    table: `resting` (when known) or none at all; with `resting` None, any dice.
+    """
     deck = state.deck
     shown = observe(state)
     if _faces(deck, shown.row) != _faces(deck, after.row):
@@ -108,8 +112,9 @@ def matches(state: State, after: Observation) -> bool:
         return False
     if _faces(deck, shown.kingdom_tops) != _faces(deck, after.kingdom_tops):
         return False
-    if state.phase is Phase.ROLL and state.to_roll == DICE:
-        return True  # the dice of the last turn still lie there
+    if state.phase is Phase.ROLL and state.to_roll == DICE and state.rolls_done == 1:
+        dice = tuple(sorted(after.dice))
+        return resting is None or dice == resting or not dice
     return state.to_roll == 0 and shown.dice == tuple(sorted(after.dice))
 
 
@@ -245,12 +250,13 @@ def explain_states(
     With `visited`, the empty sequence does not count (a reroll can show the same dice again).
     Sequences that end in states that look the same are one explanation.
     """
+    resting = tuple(sorted(before.dice)) if before.dice else None
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
     seen = {_key(before)}
     for depth in range(max_actions + 1):
         found: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
-            if (path or not visited) and matches(state, after):
+            if (path or not visited) and matches(state, after, resting):
                 found.setdefault(_key(state), (path, state))
         if found:
             return list(found.values())

@@ -8,17 +8,18 @@ area). It never sees a food card drawn from the deck (KB-11) nor the players' ha
 at once; `explain(before, after)` lists the shortest sequences of actions (chance outcomes
 included) that turn the state `before` into one that shows `after`. A food card drawn unseen is
 written as a `DrawnCard` of the food the deck holds most of (a stand-in: which food it was is
-hidden until the end, KB-11); explanations that differ only in that stand-in are one explanation.
+hidden until the end, KB-11); explanations that differ only in that stand-in are one explanation,
+and when the deck later deals a food the stand-ins used up, a stand-in is exchanged for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engines.errors import MalformedError, Problem
 from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, EMERALD_INDEX, FOODS
-from engines.kings_breakfast.rules import _apply_unchecked, chance_outcomes, legal_actions
+from engines.kings_breakfast.rules import _apply_unchecked, legal_actions
 from engines.kings_breakfast.state import Action, DealCard, DrawCard, DrawnCard, Phase, State
 
 #: explanations longer than this are not searched (a whole deal of 5 players plus a turn)
@@ -143,32 +144,59 @@ def _public_key(state: State) -> tuple[object, ...]:
         state.taken,
         tuple(sum(d) for d in state.drawn),
         state.removed,
-        state.unused,
+        sum(state.unused),  # which foods were left over is as hidden as the deck (KB-18)
+        state.unused[EMERALD_INDEX],
         state.deck[EMERALD_INDEX],
         sum(state.deck),
     )
 
 
-def _steps(state: State, target: Observation) -> Iterable[Action]:
-    """The actions worth trying from `state` towards `target` (chance outcomes pruned by it)."""
+def _swap_stand_in(state: State, food: int) -> State | None:
+    """The same public state with one hidden draw of `food` exchanged for another food of the
+    deck, so that `food` can still come off the deck (the stand-in was a guess, KB-11)."""
+    for player, drawn in enumerate(state.drawn):
+        if not drawn[food]:
+            continue
+        for other in range(EMERALD_INDEX):
+            if other != food and state.deck[other]:
+                hand = list(drawn)
+                hand[food] -= 1
+                hand[other] += 1
+                deck = list(state.deck)
+                deck[food] += 1
+                deck[other] -= 1
+                rows = state.drawn[:player] + (tuple(hand),) + state.drawn[player + 1 :]
+                return replace(state, drawn=rows, deck=tuple(deck))
+    return None
+
+
+def _steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
+    """The actions worth trying from `state` towards `target` (chance outcomes pruned by it),
+    each with the state to apply it to."""
     if state.phase == Phase.DEAL:
-        for action, _ in chance_outcomes(state):
-            assert isinstance(action, DealCard)
-            if action.card == EMERALD:
-                if state.emeralds_on_table < target.emeralds:
-                    yield action
-            elif state.offer[FOODS.index(action.card)] < target.offer[FOODS.index(action.card)]:
-                yield action
+        for index, card in enumerate(CARDS):
+            if index == EMERALD_INDEX:
+                wanted = state.emeralds_on_table < target.emeralds
+            else:
+                wanted = state.offer[index] < target.offer[index]
+            if not wanted:
+                continue
+            source: State | None = state
+            if not state.deck[index]:
+                source = _swap_stand_in(state, index) if index != EMERALD_INDEX else None
+            if source is not None:
+                yield DealCard(card), source
         return
     if state.phase == Phase.DRAW:
         foods = [(n, -i) for i, n in enumerate(state.deck[:EMERALD_INDEX]) if n]
         if foods:  # one stand-in for the unseen food (the most common one left)
             _, minus = max(foods)
-            yield DrawnCard(FOODS[-minus])
+            yield DrawnCard(FOODS[-minus]), state
         if state.deck[EMERALD_INDEX]:
-            yield DrawnCard(EMERALD)
+            yield DrawnCard(EMERALD), state
         return
-    yield from legal_actions(state)
+    for action in legal_actions(state):
+        yield action, state
 
 
 def explain_states(
@@ -195,8 +223,8 @@ def explain_states(
         for state, path in frontier:
             if state.phase == Phase.OVER:
                 continue
-            for action in _steps(state, after):
-                nxt = _apply_unchecked(state, action)
+            for action, source in _steps(state, after):
+                nxt = _apply_unchecked(source, action)
                 key = _public_key(nxt)
                 if key in seen:
                     continue
