@@ -12,14 +12,10 @@ import numpy as np
 
 from datasets import art as _source
 
-DieStyle = _source.DieStyle
-random_die_style = _source.random_die_style
 dice_king_style = _source.dice_king_style
-pip_layout = _source.pip_layout
 foreign_face = _source.foreign_face
 board = _source.board
 
-GAMES = ("kings-breakfast", "cafe-international", "dice-king")
 STYLE_BANK_SIZE = 128
 
 
@@ -105,15 +101,6 @@ def die_colour(style: Any, value: int) -> str | None:
             colour = mapping[value - 1]
             return colour if colour in ("r", "g", "b") else None
     return None
-
-
-def die_size_mm(style: Any) -> float:
-    """Edge length in mm of a die in `style` (16 mm when the style does not say)."""
-    for attribute in ("size_mm", "edge_mm", "size"):
-        value = getattr(style, attribute, None)
-        if isinstance(value, (int, float)) and 5 <= value <= 40:
-            return float(value)
-    return 16.0
 
 
 def corner_radius_mm(identity: str | None, width_mm: float) -> float:
