@@ -114,7 +114,8 @@ class Match:
             TL, TR, BR, BL corners (meaningful when something matched).
         label: the best class's label (an identity, or ``back:<game>``), even when not accepted.
         source: ``enrolled`` or ``companion``: where the best reference came from.
-        candidates: the best `top_k` (label, similarity) pairs, best first.
+        candidates: the best `top_k` (identity, similarity) pairs, best first (backs left
+            out: they are nothing to offer).
         aliases: every identity with the same face as the best class (its label first).
     """
 
@@ -442,9 +443,9 @@ class Identifier:
             accepted = bool(decided[q]) and bank.class_identity[best] is not None
             candidates = tuple(
                 (bank.class_labels[int(c)], round(float(per_class[q, c]), 4))
-                for c in order[q, : config.top_k]
-                if np.isfinite(per_class[q, c])
-            )
+                for c in order[q]
+                if np.isfinite(per_class[q, c]) and bank.class_identity[int(c)] is not None
+            )[: config.top_k]
             out.append(
                 Match(
                     identity=bank.class_identity[best] if accepted else None,

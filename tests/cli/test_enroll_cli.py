@@ -1,0 +1,147 @@
+"""`table-companion enroll`: teach the app another edition from photos, refuse bad photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_app.cli import main
+from companion_app.cli.enroll import display_name, find_pieces
+from datasets import art
+from tests.vision.restyle import piece_photo, restyle
+from vision.detections import Detections
+from vision.gallery import load_gallery, piece_key
+from vision.identify import Identifier
+
+KB = "kings-breakfast"
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    monkeypatch.setenv("TABLE_COMPANION_HOME", str(folder))
+    return folder
+
+
+def restyled(identity: str, width: int = 200) -> np.ndarray:
+    return restyle(art.face(identity, width), identity)
+
+
+def write_photos(folder: Path, game: str, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    for identity in art.identities(game):
+        photo = piece_photo([restyled(identity)], rng, (640, 480))
+        cv2.imwrite(str(folder / f"{piece_key(identity)}.jpg"), photo)
+
+
+def test_folder_enrolment_teaches_a_new_edition(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos = tmp_path / "photos"
+    write_photos(photos, KB)
+    assert main(["enroll", KB, "--source", str(photos), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["enrolled"]) == 8 and report["refused"] == [] and report["missing"] == []
+    stored = sorted(p.name for p in (home / "gallery" / KB).iterdir())
+    assert stored == sorted(f"{piece_key(i)}.png" for i in art.identities(KB))
+
+    # a new photo of the restyled cheese, lying upside down, is identified by its enrolled face
+    identifier = Identifier(load_gallery([KB]))
+    cheese = np.ascontiguousarray(np.rot90(restyled("kings-breakfast/cheese"), 2))
+    photo = piece_photo([cheese], np.random.default_rng(9), (640, 480))
+    (quad,) = find_pieces(photo)
+    detections = Detections.from_boxes(
+        np.zeros((1, 4), np.float32),
+        np.ones(1, np.float32),
+        ["card"],
+        quad[None].astype(np.float32),
+    )
+    (match,) = identifier.match(photo, detections, [KB])
+    assert match is not None
+    assert match.identity == "kings-breakfast/cheese" and match.source == "enrolled"
+
+
+def test_enrolled_face_is_stored_upright(home: Path, tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    face = art.face("dice-king/snob-3", 200)
+    sideways = np.ascontiguousarray(np.rot90(face, 1))
+    cv2.imwrite(str(photos / "snob-3.png"), piece_photo([sideways], np.random.default_rng(2)))
+    assert main(["enroll", "dice-king", "--source", str(photos)]) == 0  # missing pieces are fine
+    stored = cv2.imread(str(home / "gallery" / "dice-king" / "snob-3.png"))
+    expected = cv2.resize(face, (stored.shape[1], stored.shape[0]), interpolation=cv2.INTER_AREA)
+    inner = (slice(12, -12), slice(12, -12))
+    assert stored.shape[0] > stored.shape[1]
+    assert np.abs(stored[inner].astype(int) - expected[inner].astype(int)).mean() < 25
+
+
+def test_photos_without_a_piece_or_with_two_or_unknown_names_are_refused(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(4)
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    cv2.imwrite(str(photos / "ham.jpg"), piece_photo([restyled("kings-breakfast/ham")], rng))
+    cv2.imwrite(str(photos / "cheese.jpg"), piece_photo([], rng))
+    two = [restyled("kings-breakfast/wine"), restyled("kings-breakfast/cake")]
+    cv2.imwrite(str(photos / "wine.jpg"), piece_photo(two, rng))
+    cv2.imwrite(str(photos / "pizza.jpg"), piece_photo([restyled("kings-breakfast/fruit")], rng))
+    assert main(["enroll", KB, "--source", str(photos), "--json"]) == 2
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert [e["piece"] for e in report["enrolled"]] == ["ham"]
+    reasons = {r["file"]: r["reason"] for r in report["refused"]}
+    assert "no piece found" in reasons["cheese.jpg"]
+    assert "2 pieces found" in reasons["wine.jpg"]
+    assert "unknown piece name 'pizza'" in reasons["pizza.jpg"]
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 3 and all(
+        line.startswith("table-companion enroll: refused") for line in lines
+    )
+    assert sorted(p.name for p in (home / "gallery" / KB).iterdir()) == ["ham.png"]
+
+
+def test_video_enrolment_walks_through_the_pieces(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(6)
+    size = (320, 240)
+    empty = piece_photo([], rng, size)
+    video = tmp_path / "show.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, size)
+    for identity in ("kings-breakfast/ham", "kings-breakfast/cheese"):
+        shown = piece_photo([restyled(identity, 120)], rng, size)
+        for frame in [empty] * 3 + [shown] * 8:
+            writer.write(frame)
+    writer.release()
+    status = main(["enroll", KB, "--source", str(video), "--frames-per-piece", "25"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "show Ham" in out and "show Cheese" in out
+    assert sorted(p.name for p in (home / "gallery" / KB).iterdir()) == ["cheese.png", "ham.png"]
+    assert "not enrolled: bread" in out
+
+
+def test_missing_source_is_one_line_exit_2(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["enroll", KB, "--source", str(tmp_path / "nowhere.mp4")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nowhere.mp4" in err
+
+
+def test_unknown_game_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["enroll", "chess", "--source", "0"])
+    assert exit_info.value.code == 2
+
+
+def test_prompts_name_pieces_as_players_do() -> None:
+    assert display_name("kings-breakfast/cheese") == "Cheese"
+    assert display_name("cafe-international/italy/w") == "Italy ♀"
+    assert display_name("cafe-international/uk/m") == "UK ♂"

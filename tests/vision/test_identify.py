@@ -1,0 +1,194 @@
+"""Identification by matching: any rotation, margin test, backs, foreign pieces, enrolled first."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets import art
+from datasets.render.scene import render_sample
+from tests.vision.restyle import restyle
+from vision.detections import Detections
+from vision.gallery import Gallery, Reference, default_gallery
+from vision.identify import Identifier, IdentifyConfig, describe, thumb_size
+
+
+def place(
+    faces: list[np.ndarray], seed: int = 0, size: tuple[int, int] = (900, 600)
+) -> tuple[np.ndarray, np.ndarray]:
+    """A frame with `faces` laid out in a row under mild perspective; their printed corners."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    frame = np.empty((h, w, 3), np.uint8)
+    frame[:] = (60, 90, 70)
+    corners = []
+    slot = w / len(faces)
+    for k, face in enumerate(faces):
+        fh, fw = face.shape[:2]
+        scale = min(0.7 * slot / fw, 0.6 * h / fh)
+        cx, cy = slot * (k + 0.5), h / 2
+        angle = np.radians(rng.uniform(-20, 20))
+        rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        rect = np.array([[-fw, -fh], [fw, -fh], [fw, fh], [-fw, fh]]) * scale / 2
+        quad = rect @ rot.T + (cx, cy) + rng.normal(0, 0.02 * fw * scale, (4, 2))
+        src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+        matrix = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+        cv2.warpPerspective(face, matrix, (w, h), frame, borderMode=cv2.BORDER_TRANSPARENT)
+        corners.append(quad)
+    return frame, np.array(corners, np.float32)
+
+
+def detections_for(corners: np.ndarray, kinds: list[str]) -> Detections:
+    return Detections.from_boxes(
+        np.zeros((len(kinds), 4), np.float32), np.ones(len(kinds), np.float32), kinds, corners
+    )
+
+
+@pytest.fixture(scope="module")
+def identifier() -> Identifier:
+    return Identifier(default_gallery())
+
+
+def test_each_game_piece_is_identified_whichever_corner_comes_first(
+    identifier: Identifier,
+) -> None:
+    pieces = ["kings-breakfast/cheese", "cafe-international/italy/w", "dice-king/elf-3"]
+    frame, corners = place([art.face(p, 200) for p in pieces])
+    for start in range(4):
+        shown = np.roll(corners, -start, axis=1)
+        kinds = ["card", "tile", "card"]
+        result = identifier.identify(frame, detections_for(shown, kinds))
+        assert list(result.identities) == pieces
+        assert np.all(result.identity_scores > 0.5)
+        # corners come back listed from the printed top-left
+        assert np.allclose(result.corners_px, corners, atol=1e-3)
+
+
+def test_counter_clockwise_corners_are_read_too(identifier: Identifier) -> None:
+    frame, corners = place([art.face("cafe-international/joker/m", 200)])
+    reversed_corners = corners[:, [0, 3, 2, 1]]
+    result = identifier.identify(frame, detections_for(reversed_corners, ["tile"]))
+    assert result.identities[0] == "cafe-international/joker/m"
+
+
+def test_all_dice_king_inhabitants_are_told_apart(identifier: Identifier) -> None:
+    inhabitants = [i for i in art.identities("dice-king") if "village" not in i][:40]
+    assert len(inhabitants) == 40
+    for start in range(0, 40, 5):
+        group = inhabitants[start : start + 5]
+        frame, corners = place([art.face(p, 180) for p in group], seed=start, size=(1200, 500))
+        matches = identifier.match(frame, detections_for(corners, ["card"] * 5), ["dice-king"])
+        assert [m.identity for m in matches] == group
+
+
+def test_identical_faces_form_one_class_with_aliases(identifier: Identifier) -> None:
+    frame, corners = place([art.face("dice-king/penalty-2", 200)])
+    (match,) = identifier.match(frame, detections_for(corners, ["card"]))
+    assert match is not None
+    assert match.identity == "dice-king/penalty-1"
+    assert set(match.aliases) == {"dice-king/penalty-1", "dice-king/penalty-2"}
+
+
+def test_restricting_to_another_game_never_guesses(identifier: Identifier) -> None:
+    frame, corners = place([art.face("kings-breakfast/wine", 200)])
+    (match,) = identifier.match(frame, detections_for(corners, ["card"]), ["dice-king"])
+    assert match is not None and match.identity is None
+    assert match.candidates and all(c.startswith("dice-king/") for c, _ in match.candidates)
+
+
+def test_a_back_matches_its_back_and_stays_unidentified(identifier: Identifier) -> None:
+    frame, corners = place([art.back("kings-breakfast", 200)])
+    (match,) = identifier.match(frame, detections_for(corners, ["card"]))
+    assert match is not None
+    assert match.identity is None and match.label == "back:kings-breakfast"
+
+
+def test_foreign_cards_are_not_identified(identifier: Identifier) -> None:
+    rng = np.random.default_rng(5)
+    faces = [art.foreign_face("card", rng, 200, 1.45) for _ in range(6)]
+    frame, corners = place([f[:, :, :3] for f in faces], size=(1500, 500))
+    result = identifier.identify(frame, detections_for(corners, ["card"] * 6))
+    assert list(result.identities) == [None] * 6
+    assert np.all(result.identity_scores == 0)
+
+
+def test_below_the_margin_identity_is_none_and_candidates_are_kept() -> None:
+    face = art.face("kings-breakfast/ham", 120)
+    twin = face.copy()
+    twin[-10:] = (twin[-10:] * 0.97).astype(np.uint8)  # nearly the same face, another name
+    gallery = Gallery(
+        (
+            Reference("kings-breakfast/ham", "kings-breakfast", "card", face),
+            Reference("kings-breakfast/cake", "kings-breakfast", "card", twin),
+        )
+    )
+    identifier = Identifier(gallery, IdentifyConfig(duplicate_similarity=1.01))
+    frame, corners = place([face])
+    (match,) = identifier.match(frame, detections_for(corners, ["card"]))
+    assert match is not None and match.identity is None
+    assert {c for c, _ in match.candidates} == {"kings-breakfast/ham", "kings-breakfast/cake"}
+
+
+def test_dice_and_unreadable_quads_pass_through(identifier: Identifier) -> None:
+    frame, corners = place([art.face("kings-breakfast/fruit", 200)])
+    all_corners = np.concatenate([corners, np.full((2, 4, 2), np.nan, np.float32)])
+    detections = detections_for(all_corners, ["card", "die", "card"])
+    result = identifier.identify(frame, detections)
+    assert result.identities[0] == "kings-breakfast/fruit"
+    assert result.identities[1] is None and result.identities[2] is None
+    assert np.isnan(result.corners_px[1:]).all()
+
+
+def test_enrolled_references_are_matched_first() -> None:
+    cheese = restyle(art.face("kings-breakfast/cheese", 160), "kings-breakfast/cheese")
+    enrolled = Gallery(
+        (Reference("kings-breakfast/cheese", "kings-breakfast", "card", cheese, "enrolled"),)
+    )
+    identifier = Identifier(enrolled.merged(default_gallery(["kings-breakfast"])))
+    frame, corners = place([cheese], seed=3)
+    (match,) = identifier.match(frame, detections_for(np.roll(corners, 2, axis=1), ["card"]))
+    assert match is not None
+    assert match.identity == "kings-breakfast/cheese" and match.source == "enrolled"
+    assert match.rotation == 2
+
+
+def test_descriptor_ignores_exposure_and_white_balance() -> None:
+    config = IdentifyConfig()
+    w, h = thumb_size("card", config)
+    face = cv2.resize(art.face("dice-king/orc-2", 120), (w, h), interpolation=cv2.INTER_AREA)
+    changed = np.clip(face.astype(np.float32) * (0.7, 0.8, 0.9) + 10, 0, 255).astype(np.uint8)
+    a, b = describe(np.stack([face, changed]), config)
+    assert float(a @ b) > 0.95
+
+
+def test_rendered_eval_scene_pieces_are_identified_with_few_wrong_guesses(
+    identifier: Identifier,
+) -> None:
+    sample = render_sample(7, 3, game="cafe-international", split="eval", size=(1280, 960))
+    frame = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    chosen = [
+        o
+        for o in sample.truth["objects"]
+        if o["kind"] in ("card", "tile") and o["target"] and o["face_up"] and o["identity"]
+    ]
+    corners = np.array([o["corners"] for o in chosen], np.float32)
+    sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2).min(axis=1)
+    big = [o for o, s in zip(chosen, sides, strict=True) if s >= 30]
+    assert len(big) >= 5
+    detections = detections_for(corners, [o["kind"] for o in chosen])
+    result = identifier.identify(frame, detections, ["cafe-international"])
+    wrong = [
+        (o["identity"], got)
+        for o, got in zip(chosen, result.identities, strict=True)
+        if got is not None and got != o["identity"]
+    ]
+    # one tile of this scene lies in deep shadow and passes for the other gender: the benchmark
+    # (benchmarks/identify_accuracy.py) measures the wrong rate on many scenes
+    assert len(wrong) <= max(1, 0.02 * len(chosen))
+    correct_big = sum(
+        got == o["identity"]
+        for o, got, s in zip(chosen, result.identities, sides, strict=True)
+        if s >= 30
+    )
+    assert correct_big >= 0.8 * len(big)
