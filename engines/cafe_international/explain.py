@@ -37,6 +37,7 @@ from engines.cafe_international.state import (
 )
 from engines.errors import Problem
 
+MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 8  # a turn and up to 5 refill draws (CI-17)
 
 
@@ -216,7 +217,12 @@ def _matches(state: State, after: Observation) -> bool:
 
 
 def explain_states(
-    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+    before: State,
+    after: Observation,
+    *,
+    visited: bool = False,
+    max_actions: int = MAX_ACTIONS,
+    max_states: int = MAX_STATES,
 ) -> list[tuple[tuple[Action, ...], State]]:
     """The shortest action sequences from `before` to a state showing `after`, with that state.
 
@@ -224,6 +230,7 @@ def explain_states(
     Of two seatings that differ only in their order, the better-scoring one is kept.
     """
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
+    explored = 0
     for depth in range(max_actions + 1):
         found: dict[State, tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
@@ -248,8 +255,9 @@ def explain_states(
                 seen.add(nxt)
                 following.append((nxt, path + (action,)))
         frontier = following
-        if not frontier:
-            break
+        explored += len(following)
+        if not frontier or explored > max_states:
+            break  # nothing within reach: the user is asked
     return []
 
 

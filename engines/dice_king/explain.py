@@ -36,6 +36,7 @@ from engines.dice_king.state import (
 )
 from engines.errors import MalformedError, Problem
 
+MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
 
 
@@ -243,7 +244,12 @@ def _key(state: State) -> tuple[Any, ...]:
 
 
 def explain_states(
-    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+    before: State,
+    after: Observation,
+    *,
+    visited: bool = False,
+    max_actions: int = MAX_ACTIONS,
+    max_states: int = MAX_STATES,
 ) -> list[tuple[tuple[Action, ...], State]]:
     """The shortest action sequences from `before` to a state showing `after`, with that state.
 
@@ -253,6 +259,7 @@ def explain_states(
     resting = tuple(sorted(before.dice)) if before.dice else None
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
     seen = {_key(before)}
+    explored = 0
     for depth in range(max_actions + 1):
         found: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
@@ -274,8 +281,9 @@ def explain_states(
                 seen.add(key)
                 following.append((nxt, path + (action,)))
         frontier = following
-        if not frontier:
-            break
+        explored += len(following)
+        if not frontier or explored > max_states:
+            break  # nothing within reach: the user is asked
     return []
 
 

@@ -23,6 +23,7 @@ from engines.kings_breakfast.rules import _apply_unchecked, legal_actions
 from engines.kings_breakfast.state import Action, DealCard, DrawCard, DrawnCard, Phase, State
 
 #: explanations longer than this are not searched (a whole deal of 5 players plus a turn)
+MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14
 
 
@@ -200,7 +201,12 @@ def _steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
 
 
 def explain_states(
-    before: State, after: Observation, *, visited: bool = False, max_actions: int = MAX_ACTIONS
+    before: State,
+    after: Observation,
+    *,
+    visited: bool = False,
+    max_actions: int = MAX_ACTIONS,
+    max_states: int = MAX_STATES,
 ) -> list[tuple[tuple[Action, ...], State]]:
     """The shortest action sequences from `before` to a state showing `after`, with that state.
 
@@ -210,6 +216,7 @@ def explain_states(
     """
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
     seen = {_public_key(before)}
+    explored = 0
     for depth in range(max_actions + 1):
         found: dict[tuple[object, ...], tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
@@ -231,8 +238,9 @@ def explain_states(
                 seen.add(key)
                 following.append((nxt, path + (action,)))
         frontier = following
-        if not frontier:
-            break
+        explored += len(following)
+        if not frontier or explored > max_states:
+            break  # nothing within reach: the user is asked
     return []
 
 

@@ -1,0 +1,140 @@
+"""`explain(before, observation)`: the Café International turns behind what the camera saw."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import pytest
+
+import engines.cafe_international as ci
+from engines.api import random_step
+from engines.cafe_international.explain import (
+    Observation,
+    check_observation,
+    explain,
+    explain_states,
+    observe,
+)
+from engines.cafe_international.state import Draw, Seat, Swap, ToBar
+
+
+def _settle(state: ci.State, rng: random.Random) -> ci.State:
+    while ci.is_chance_node(state) and not ci.is_over(state):
+        state = ci.apply(state, random_step(ci, state, rng))
+    return state
+
+
+def _first(match: Callable[[object], bool], seeds: range = range(40)) -> tuple:
+    """The first turn (state before, its action and draws, settled state after) whose action
+    matches, over seeded random games."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = _settle(ci.new_game(["Anna", "Ben", "Cleo"]), rng)
+        while not ci.is_over(state):
+            action = random_step(ci, state, rng)
+            after = ci.apply(state, action)
+            path = [action]
+            while ci.is_chance_node(after) and not ci.is_over(after):
+                draw = random_step(ci, after, rng)
+                path.append(draw)
+                after = ci.apply(after, draw)
+            if match(action):
+                return state, tuple(path), after
+            state = after
+    raise AssertionError("no such turn in the seeded games")
+
+
+def _one_plain_seat(action: object) -> bool:
+    return isinstance(action, Seat) and all(
+        not p.tile.startswith("joker") for p in action.placements
+    )
+
+
+def test_ci13_seated_guests_and_the_refill_are_explained() -> None:
+    """CI-13, CI-17: new guests on chairs plus the drawer's new tiles are one turn."""
+    before, path, after = _first(_one_plain_seat)
+    found = explain_states(before, observe(after))
+    assert [state for _, state in found] == [after]
+    assert isinstance(found[0][0][0], Seat)
+    assert all(isinstance(a, Draw) for a in found[0][0][1:])
+
+
+def test_ci14_a_guest_on_the_next_bar_stool_is_explained() -> None:
+    """CI-14: a guest appearing on the next bar stool is a ToBar turn."""
+    before, path, after = _first(lambda a: isinstance(a, ToBar))
+    found = explain_states(before, observe(after))
+    assert [state for _, state in found] == [after]
+    assert found[0][0][0] == path[0]
+
+
+def test_ci19_a_joker_replaced_by_its_guest_is_a_swap() -> None:
+    """CI-19: a seated joker replaced by the tile it stood for is a swap."""
+    before, path, after = _first(lambda a: isinstance(a, Swap), range(200))
+    found = explain_states(before, observe(after))
+    assert [state for _, state in found] == [after]
+
+
+def test_ci9_a_joker_that_may_count_as_two_nationalities_is_ambiguous_or_unique() -> None:
+    """CI-9: a seated joker does not show its declaration: every legal one is a candidate, and
+    the true one is always among them."""
+    before, path, after = _first(
+        lambda a: isinstance(a, Seat) and any(p.tile.startswith("joker") for p in a.placements),
+        range(200),
+    )
+    found = explain_states(before, observe(after))
+    assert after in [state for _, state in found]
+
+
+def test_ci16_an_unchanged_table_after_a_visit_is_no_pass_while_a_move_exists() -> None:
+    """CI-16 ruling: passing is allowed only without a legal action, so a visit that leaves
+    the table unchanged is unexplained (asked about) while the player could move."""
+    state = _settle(ci.new_game(["Anna", "Ben"]), random.Random(3))
+    assert explain(state, observe(state)) == [()]
+    assert explain(state, observe(state), visited=True) == []
+
+
+def test_ci8_nothing_explains_a_guest_at_a_foreign_table() -> None:
+    """CI-8: a guest may only sit at a table of their own nationality: no explanation."""
+    state = _settle(ci.new_game(["Anna", "Ben"]), random.Random(5))
+    tile = state.hands[0][0]
+    nationality = tile.split("/")[0]
+    chair = next(
+        i for i, nats in enumerate(state.layout.chair_nationalities)
+        if nationality not in nats
+    )
+    seated = list(observe(state).seated)
+    seated[chair] = tile
+    seen = Observation(tuple(seated), state.bar, observe(state).hands)
+    assert explain(state, seen) == []
+
+
+def test_ci2_check_observation_reports_every_problem_at_once() -> None:
+    """CI-2, CI-3, CI-14: unknown tiles, too many of a kind, jokers at the bar, wrong size."""
+    layout = ci.reference_layout()
+    seated = [None] * len(layout.chairs)
+    seated[0] = "atlantis/w"
+    for i in range(1, 6):
+        seated[i] = "italy/w"
+    problems = check_observation(Observation(tuple(seated), ("joker/m",)), layout)
+    text = " | ".join(str(p) for p in problems)
+    assert "unknown tile 'atlantis/w' at chair C01" in text
+    assert "5 italy/w tiles seen, the box holds 4" in text
+    assert "CI-14: a joker sits on bar stool 1" in text
+    assert check_observation(Observation((None,) * 3), layout)[0].clause == "CI-3"
+    assert check_observation(observe(ci.new_game(["A", "B"])), layout) == []
+
+
+@pytest.mark.parametrize("seed", [21])
+def test_ci7_every_turn_of_a_game_is_explained_with_the_truth_among_the_candidates(
+    seed: int,
+) -> None:
+    """CI-7: following a random game turn by turn, the true state is always a candidate and
+    a single candidate is always the true state."""
+    rng = random.Random(seed)
+    truth = _settle(ci.new_game(["Anna", "Ben", "Cleo"]), rng)
+    while not ci.is_over(truth):
+        before = truth
+        truth = _settle(ci.apply(truth, random_step(ci, truth, rng)), rng)
+        states = [s for _, s in explain_states(before, observe(truth), visited=True)]
+        assert truth in states

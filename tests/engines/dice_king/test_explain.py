@@ -1,0 +1,163 @@
+"""`explain(before, observation)`: the Dice King actions behind what the camera saw."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engines.dice_king as dk
+from engines.api import random_step
+from engines.dice_king.catalogue import companion_deck
+from engines.dice_king.explain import (
+    Observation,
+    _key,
+    check_kingdom,
+    check_observation,
+    explain,
+    explain_states,
+    observe,
+    score_pile,
+)
+from engines.dice_king.state import Phase, Reroll, RollDie, Take, TakePenalty
+
+
+def _settle(state: dk.State, rng: random.Random) -> dk.State:
+    while dk.is_chance_node(state) and not dk.is_over(state):
+        state = dk.apply(state, random_step(dk, state, rng))
+    return state
+
+
+def _turn_start(seed: int = 2) -> dk.State:
+    rng = random.Random(seed)
+    state = dk.new_game(["Anna", "Ben", "Cleo"])
+    while state.phase is Phase.SETUP:
+        state = dk.apply(state, random_step(dk, state, rng))
+    return state
+
+
+def test_dk8_the_first_roll_is_six_dice() -> None:
+    """DK-8: six readings appearing in the rolling area are the first roll."""
+    start = _turn_start()
+    rolled = start
+    for reading in ("1r", "2g", "3b", "4r", "5g", "6b"):
+        rolled = dk.apply(rolled, RollDie(reading))
+    # the last turn's dice may still lie there: only a visit says these are new
+    assert explain(start, observe(rolled)) == [()]
+    found = explain_states(start, observe(rolled), visited=True)
+    assert len(found) == 1 and len(found[0][0]) == 6
+    assert _key(found[0][1]) == _key(rolled)
+
+
+def test_dk8_a_reroll_keeps_the_dice_still_seen() -> None:
+    """DK-8: after a reroll, the kept dice and the new ones give one state, whatever was kept."""
+    start = _turn_start()
+    state = start
+    for reading in ("1r", "1r", "3b", "4r", "5g", "6b"):
+        state = dk.apply(state, RollDie(reading))
+    after = dk.apply(state, Reroll(("1r", "1r")))
+    for reading in ("2g", "2g", "6r", "6r"):
+        after = dk.apply(after, RollDie(reading))
+    found = explain_states(state, observe(after))
+    assert len(found) == 1 and _key(found[0][1]) == _key(after)
+    assert isinstance(found[0][0][0], Reroll)
+
+
+def test_dk8_a_reroll_showing_the_same_dice_needs_a_visit() -> None:
+    """DK-8: a reroll can show the same dice; only a visit says something happened."""
+    rng = random.Random(5)
+    state = _settle(_turn_start(), rng)
+    assert explain(state, observe(state)) == [()]
+    paths = explain(state, observe(state), visited=True)
+    assert paths and all(isinstance(p[0], Reroll) for p in paths)
+
+
+def test_dk9_dk12_a_take_and_the_refill_are_one_explanation() -> None:
+    """DK-9, DK-12: an inhabitant leaving the row, the row shifted and refilled."""
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = _settle(_turn_start(seed), rng)
+        takes = [a for a in dk.legal_actions(state) if isinstance(a, Take)]
+        if takes:
+            break
+    else:
+        pytest.fail("no take in the seeded games")
+    after = _settle(dk.apply(state, takes[0]), rng)
+    states = [s for _, s in explain_states(state, observe(after))]
+    assert [_key(s) for s in states] == [_key(after)]
+
+
+def test_dk11_a_penalty_is_explained_when_nothing_is_met() -> None:
+    """DK-11: the top penalty on the roller's kingdom, the rightmost inhabitant discarded."""
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = _settle(_turn_start(seed), rng)
+        if TakePenalty() in dk.legal_actions(state):
+            break
+    else:
+        pytest.fail("no penalty in the seeded games")
+    after = _settle(dk.apply(state, TakePenalty()), rng)
+    found = explain_states(state, observe(after))
+    assert [_key(s) for _, s in found] == [_key(after)]
+    assert found[0][0][0] == TakePenalty()
+
+
+def test_dk8_resting_dice_after_a_take_are_not_a_new_roll() -> None:
+    """DK-8: after a take the last dice still lie there: the take explains the table, and the
+    same dice are not read as the next player's roll."""
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = _settle(_turn_start(seed), rng)
+        takes = [a for a in dk.legal_actions(state) if isinstance(a, Take)]
+        if takes:
+            break
+    after = dk.apply(state, takes[0])
+    while dk.is_chance_node(after) and after.phase is not Phase.ROLL:  # the refill only
+        after = dk.apply(after, random_step(dk, after, rng))
+    seen = observe(after)
+    resting = Observation(seen.row, seen.village_tops, seen.penalty_top, state.dice,
+                          seen.kingdom_tops)
+    found = explain_states(state, resting)
+    assert [_key(s) for _, s in found] == [_key(after)]
+    assert not any(isinstance(a, RollDie) for a in found[0][0])
+
+
+def test_dk4_check_observation_reports_every_problem_at_once() -> None:
+    """DK-1, DK-2, DK-4, DK-6: bad slots, foreign villages, unreadable dice, repeated cards."""
+    deck = companion_deck()
+    bad = Observation(
+        row=("snob-1", "snob-1", None, None),
+        village_tops=("village-mine-2", None, None, None, None),
+        penalty_top="penalty-99",
+        dice=("7r", "1r"),
+        kingdom_tops=(None,),
+    )
+    clauses = [p.clause for p in check_observation(bad, deck, 2)]
+    for clause in ("DK-6", "DK-2", "DK-3", "DK-1", "DK-9", "DK-4"):
+        assert clause in clauses
+    assert check_observation(observe(_turn_start()), deck, 3) == []
+
+
+def test_dk25_a_spread_kingdom_scores_as_the_engine() -> None:
+    """DK-25: a spread pile scores as the kingdom; unknown and repeated cards are problems."""
+    rng = random.Random(9)
+    state = dk.new_game(["Anna", "Ben"])
+    while not dk.is_over(state):
+        state = dk.apply(state, random_step(dk, state, rng))
+    deck = companion_deck()
+    for name, pile in zip(state.players, state.kingdoms, strict=True):
+        assert score_pile(list(reversed(pile)), deck).total == dk.scores(state)[name]
+    assert [p.clause for p in check_kingdom(["snob-1", "snob-1", "nope"], deck)] == ["DK-4"] * 2
+
+
+def test_dk24_every_step_of_a_game_is_explained() -> None:
+    """DK-24: following a random game to its end, each settled table has one explanation,
+    the true one."""
+    rng = random.Random(31)
+    truth = _settle(dk.new_game(["Anna", "Ben", "Cleo"]), rng)
+    tracked = truth
+    while not dk.is_over(truth):
+        truth = _settle(dk.apply(truth, random_step(dk, truth, rng)), rng)
+        found = explain_states(tracked, observe(truth), visited=True)
+        assert [_key(s) for _, s in found] == [_key(truth)]
+        tracked = found[0][1]
