@@ -26,6 +26,7 @@ from datasets.render.effects import Effects, apply_effects, encode_jpeg, sample_
 from datasets.render.lighting import Light, apply_light, sample_light
 from datasets.render.pieces import Distractor, PlacedPiece, TableScene
 from datasets.render.ranges import SPLITS, VisibilityRules
+from datasets.render.table_edge import TableEdge, draw_edge, sample_edge
 from datasets.render.textures import TableSurface, render_surface, sample_surface
 from vision.geometry import box_from_corners
 
@@ -42,12 +43,14 @@ class Environment:
     surface: TableSurface
     light: Light
     effects: Effects
+    edge: TableEdge | None = None
 
     def to_json(self) -> dict[str, Any]:
         """All random parameters, for the truth record."""
         return {
             "camera": self.camera.params,
             "table": self.surface.to_json(),
+            "table_edge": None if self.edge is None else self.edge.to_json(),
             "light": self.light.to_json(),
             "effects": self.effects.to_json(),
         }
@@ -209,6 +212,8 @@ def render_pieces(
     camera, light = environment.camera, environment.light
     w, h = camera.width, camera.height
     image = render_surface(environment.surface, camera.plane_homography(0.0), (w, h))
+    if environment.edge is not None:
+        draw_edge(image, camera, environment.edge, environment.surface.split)
     ids = np.full((h, w), -1, np.int16)
     index = {id(p): i for i, p in enumerate(pieces)}
     quads: dict[int, np.ndarray] = {}
@@ -396,11 +401,13 @@ def sample_environment(
     # a phone or webcam frames a part of a big table, not all of it
     radius = float(np.clip(r * rng.uniform(0.5, 1.0), 45.0, 380.0))
     camera = sample_camera(rng, w, h, scene_centre_mm=(x, y), scene_radius_mm=radius)
+    whole_x, whole_y, whole_r = focus[0]
     return Environment(
         camera=camera,
         surface=sample_surface(rng, split),
         light=sample_light(rng, split),
         effects=sample_effects(rng, w),
+        edge=sample_edge(rng, split, (whole_x, whole_y), whole_r),
     )
 
 

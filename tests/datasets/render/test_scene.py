@@ -108,7 +108,7 @@ def test_dice_records_carry_value_and_colour(samples):
 
 def test_every_random_parameter_is_recorded(samples):
     params = samples[0].truth["params"]
-    assert set(params) == {"camera", "table", "light", "effects"}
+    assert set(params) == {"camera", "table", "table_edge", "light", "effects"}
     assert {"tilt_deg", "azimuth_deg", "distance_mm", "hfov_deg", "k1"} <= set(params["camera"])
     assert {"family", "variant", "tint"} <= set(params["table"])
     assert {"family", "kelvin", "glare"} <= set(params["light"])
