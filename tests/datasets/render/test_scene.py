@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,8 @@ from datasets.render.distractors import sample_distractor
 from datasets.render.labels import CLASSES, parse_yolo_line, yolo_lines, yolo_to_box
 from datasets.render.pieces import PlacedPiece
 from datasets.render.scene import neutral_environment, render_pieces, render_sample
+from datasets.render.table_edge import TableEdge
+from datasets.render.textures import family_names
 
 SIZE = (320, 240)
 
@@ -189,3 +193,22 @@ def test_visible_fraction_drops_when_a_hand_covers_the_piece():
     covered = render_pieces([card], [hand], neutral_environment(camera)).objects[0]
     assert clear["visible_fraction"] > 0.97
     assert covered["visible_fraction"] < clear["visible_fraction"] - 0.1
+
+
+def test_beyond_the_table_edge_is_the_darker_floor():
+    camera = _top_down(tilt_deg=30.0)
+    edge = TableEdge(
+        normal_deg=90.0,  # off the table towards +y, the top of the picture
+        offset_mm=60.0,
+        lip_mm=4.0,
+        lip_gain=1.0,
+        floor_family=family_names("train")[0],
+        floor_variant=0,
+        floor_drop_mm=700.0,
+        floor_gain=0.3,
+    )
+    plain = render_pieces([], [], neutral_environment(camera)).image
+    edged = render_pieces([], [], replace(neutral_environment(camera), edge=edge)).image
+    top, bottom = slice(0, 20), slice(-20, None)
+    assert edged[top].mean() < 0.6 * plain[top].mean()
+    np.testing.assert_array_equal(edged[bottom], plain[bottom])
