@@ -32,13 +32,19 @@ def face_size(width_mm: float, height_mm: float, width_px: int) -> tuple[int, in
 
 
 def warp_face(
-    frame: np.ndarray, corners: np.ndarray, size: tuple[int, int], *, supersample: float = 1.5
+    frame: np.ndarray,
+    corners: np.ndarray,
+    size: tuple[int, int],
+    *,
+    supersample: float = 1.5,
+    max_oversample: int = 4,
 ) -> np.ndarray:
     """Warp the quad `corners` of `frame` onto an upright `size` = (width, height) face image.
 
     Corner 0 goes to the image's top-left, 1 to top-right, 2 bottom-right, 3 bottom-left. When
-    the quad is more than `supersample` times larger than the output, its region is first shrunk
-    with area averaging (no aliasing). Returns uint8 BGR (height, width, 3).
+    the quad is more than `supersample` times larger than the output, it is warped at up to
+    `max_oversample` times the output size and area-averaged down (little aliasing, and the cost
+    follows the output's size, not the piece's). Returns uint8 BGR (height, width, 3).
     """
     width, height = int(size[0]), int(size[1])
     quad = np.asarray(corners, dtype=np.float64).reshape(4, 2)
@@ -54,18 +60,17 @@ def warp_face(
     if x1 <= x0 or y1 <= y0:
         return np.zeros((height, width, 3), np.uint8)
     region = frame[y0:y1, x0:x1]
-    local = quad - (x0, y0)
-    if scale > supersample:
-        factor = supersample / scale
-        small_w = max(1, int(round(region.shape[1] * factor)))
-        small_h = max(1, int(round(region.shape[0] * factor)))
-        region = cv2.resize(region, (small_w, small_h), interpolation=cv2.INTER_AREA)
-        local = (local + 0.5) * (small_w / (x1 - x0), small_h / (y1 - y0)) - 0.5
-    dst = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    matrix = cv2.getPerspectiveTransform(local.astype(np.float32), dst)
-    return cv2.warpPerspective(
-        region, matrix, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    local = (quad - (x0, y0)).astype(np.float32)
+    over = int(min(max_oversample, np.ceil(scale / supersample))) if scale > supersample else 1
+    big_w, big_h = width * over, height * over
+    dst = np.array([[0, 0], [big_w, 0], [big_w, big_h], [0, big_h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(local, dst)
+    warped = cv2.warpPerspective(
+        region, matrix, (big_w, big_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
+    if over > 1:
+        warped = cv2.resize(warped, (width, height), interpolation=cv2.INTER_AREA)
+    return warped
 
 
 @dataclass(frozen=True)
