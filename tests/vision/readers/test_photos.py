@@ -1,0 +1,56 @@
+"""Photos for scoring: detect --json files to Detections, NAME=IMG options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.readers.photos import (
+    PhotoError,
+    detections_from_json,
+    parse_player_photos,
+    photo_detections,
+)
+
+DETECT = {"image": "a.jpg", "width": 640, "height": 480, "objects": [
+    {"kind": "die", "box": [1, 2, 11, 12], "score": 0.98, "value": 5, "colour": "r"},
+    {"kind": "card", "box": [10, 10, 50, 80], "corners": [[10, 10], [50, 10], [50, 80], [10, 80]],
+     "score": 0.95, "identity": "kings-breakfast/cheese", "identity_score": 0.91}]}
+
+
+def test_detect_json_reads_back_into_detections(tmp_path: Path) -> None:
+    """The design's detect object round-trips: kinds, values, colours, identities."""
+    det, size = detections_from_json(DETECT)
+    assert size == (640, 480) and len(det) == 2
+    assert list(det.kinds) == ["die", "card"]
+    assert int(det.die_values[0]) == 5 and det.die_colours[0] == "r"
+    assert det.identities[1] == "kings-breakfast/cheese"
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(DETECT), encoding="utf-8")
+    assert len(photo_detections(str(path))[0]) == 2
+
+
+def test_bad_photos_are_refused_with_the_photo_named(tmp_path: Path) -> None:
+    """Missing files, non-detections JSON, unreadable images: one-line messages."""
+    with pytest.raises(PhotoError, match="does not exist"):
+        photo_detections(str(tmp_path / "none.jpg"))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    with pytest.raises(PhotoError, match="objects"):
+        photo_detections(str(bad))
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"not an image")
+    with pytest.raises(PhotoError, match="not a readable image"):
+        photo_detections(str(junk))
+
+
+def test_player_photo_options_are_parsed_in_order() -> None:
+    """NAME=IMG, each name once."""
+    assert parse_player_photos(["Anna=a.jpg", "Ben = b.json"]) == {"Anna": "a.jpg",
+                                                                   "Ben": "b.json"}
+    with pytest.raises(PhotoError, match="NAME=IMG"):
+        parse_player_photos(["Anna"])
+    with pytest.raises(PhotoError, match="given twice"):
+        parse_player_photos(["Anna=a", "Anna=b"])

@@ -1,0 +1,75 @@
+"""Table zones: defaults for a tablet at the table's edge, point lookup, saving per user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.readers.zones import (
+    DEFAULT_POSES,
+    Zones,
+    default_zones,
+    load_zones,
+    project_table_points,
+    save_zones,
+    zones_file,
+)
+
+
+def test_projection_puts_the_aim_point_in_the_image_centre() -> None:
+    """The tablet looks at its target: that table point is the image centre."""
+    pose = DEFAULT_POSES["kings-breakfast"]
+    centre = project_table_points(np.array([pose.target_mm]), pose, (800, 600))
+    np.testing.assert_allclose(centre[0], (400.0, 300.0), atol=1e-6)
+
+
+def test_nearer_table_points_appear_lower_in_the_image() -> None:
+    """The tablet stands at the near edge: nearer points are lower in the frame."""
+    pose = DEFAULT_POSES["kings-breakfast"]
+    near, far = project_table_points(np.array([[0.0, -100.0], [0.0, 600.0]]), pose, (800, 600))
+    assert near[1] > far[1]
+
+
+def test_kb_default_zones_cover_the_table_areas_without_overlap() -> None:
+    """The four King's Breakfast zones lie in the frame, the king's area above the offer."""
+    zones = default_zones("kings-breakfast")
+    assert set(zones.polygons) == {"offer", "king", "emeralds", "reveal"}
+    for polygon in zones.polygons.values():
+        assert polygon.min() >= -0.05 and polygon.max() <= 1.05
+    size = (800, 600)
+    centres = {name: p.mean(axis=0) * size for name, p in zones.polygons.items()}
+    found = zones.zone_of(np.array(list(centres.values())), size)
+    assert found == list(centres)
+    assert centres["king"][1] < centres["offer"][1]
+    assert zones.zone_of(np.array([[1.0, 599.0]]), size) == [None]
+
+
+def test_dice_king_zones_have_a_kingdom_per_player() -> None:
+    """Dice King: five row slots, five village stacks, penalty, dice and one kingdom each."""
+    zones = default_zones("dice-king", n_players=3)
+    assert {f"kingdom:{p}" for p in range(3)} <= set(zones.polygons)
+    assert "kingdom:3" not in zones.polygons
+    assert len([n for n in zones.polygons if n.startswith("row:")]) == 5
+
+
+def test_zones_are_saved_per_user_and_read_back(tmp_path: Path) -> None:
+    """Edited zones are written atomically to the user folder and win over the defaults."""
+    zones = default_zones("kings-breakfast")
+    moved = Zones(zones.game, {**zones.polygons, "reveal": zones.polygons["reveal"] + 0.01})
+    path = save_zones(moved, tmp_path)
+    assert path == zones_file("kings-breakfast", tmp_path) and path.exists()
+    loaded = load_zones("kings-breakfast", tmp_path)
+    np.testing.assert_allclose(loaded.polygons["reveal"], moved.polygons["reveal"], atol=1e-5)
+    assert not list(path.parent.glob("*.tmp"))
+
+
+def test_bad_zone_files_are_refused_with_the_zone_named() -> None:
+    """A zone must be 3+ points in image fractions."""
+    with pytest.raises(ValueError, match="zone 'offer' must be a list of 3 or more"):
+        Zones.from_json({"game": "kings-breakfast", "zones": {"offer": [[0, 0], [1, 1]]}})
+    with pytest.raises(ValueError, match="image fractions"):
+        Zones.from_json({"game": "kings-breakfast", "zones": {"offer": [[0, 0], [900, 1], [1, 5]]}})
+    with pytest.raises(ValueError, match="no zones for game"):
+        default_zones("cafe-international")
