@@ -5,9 +5,10 @@ and `Distractor` values; `render_pieces` draws such a list under an `Environment
 surface, light, camera effects) and returns the image with a truth record per piece (corners,
 visible box, visible fraction, target flag). `render_sample` draws a random scene from a seed.
 
-Modules: `pieces` (the description), `layouts` (how pieces lie in real play), `camera`, `textures`,
-`lighting`, `effects`, `dice`, `distractors`, `scene` (composition), `labels` (YOLO and truth),
-`ranges` (the random ranges).
+Modules: `pieces` (the description), `arrangements` (piles, rows, fans, thrown dice), `layouts`
+(how each game lies in real play), `camera`, `textures`, `table_edge`, `lighting`, `effects`,
+`dice`, `distractors`, `scene` (composition), `labels` (YOLO and truth), `ranges` (the random
+ranges).
 
 Public names: `PlacedPiece`, `Distractor`, `TableScene`, `Environment`, `render_pieces`,
 `render_sample`, `sample_environment`.

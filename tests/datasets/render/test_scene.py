@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from datasets.art import dice_king_style
 from datasets.render import dice, layouts
 from datasets.render.camera import look_at_table
 from datasets.render.distractors import sample_distractor
@@ -146,7 +147,7 @@ def test_die_top_corners_project_from_the_pose():
         16.0,
         value=4,
         front=2,
-        die_style=layouts._art.dice_king_style(0),
+        die_style=dice_king_style(0),
     )
     rendered = render_pieces([die], [], neutral_environment(camera))
     (obj,) = rendered.objects
