@@ -112,11 +112,9 @@ def _stack(
     out = []
     for i, identity in enumerate(identities):
         top = i == len(identities) - 1
-        p = piece(identity, (x, y), 0.0, z=i * 0.33, face_up=face_up or not top,
+        p = piece(identity, (x, y), 0.0, z=i * 0.33, face_up=face_up,
                   group=group if top else group + HIDDEN)
         out.append(_jitter(rng, p, mm=0.6, deg=1.2))
-    if out and not face_up:
-        out[-1] = replace(out[-1], face_up=False)
     return out
 
 

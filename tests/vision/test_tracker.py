@@ -1,0 +1,105 @@
+"""The tracker: stable observations only, hands ignored, changes explained or asked about."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+import engines.kings_breakfast as kb
+from engines.api import random_step
+from engines.kings_breakfast.explain import Observation, _public_key, observe
+from engines.kings_breakfast.state import DrawCard, TakePile
+from vision.readers import Reading
+from vision.tracker import Tracker, TrackerConfig, hand_in_frame
+
+
+def _dealt() -> kb.State:
+    rng = random.Random(1)
+    state = kb.new_game(["Anna", "Ben", "Cleo"])
+    while kb.is_chance_node(state):
+        state = kb.apply(state, random_step(kb, state, rng))
+    return state
+
+
+def _feed(tracker: Tracker, start: float, seconds: float, reading: Reading, n: int) -> list:
+    events = []
+    t = start
+    while t < start + seconds - 1e-9:
+        events += tracker.update(t, reading, n)
+        t += 0.1
+    return events
+
+
+def test_an_observation_counts_only_after_half_a_second() -> None:
+    """Stable for ≥ 0.5 s and ≥ 3 frames: a shorter glimpse changes nothing."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 10)
+    food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
+    after = kb.apply(state, TakePile(food))
+    assert _feed(tracker, 1.0, 0.3, Reading(observe(after)), 9) == []
+    assert tracker.state == state
+    events = _feed(tracker, 1.3, 0.7, Reading(observe(after)), 9)
+    assert [e.kind for e in events] == ["applied"]
+    assert events[0].actions == (TakePile(food),)
+    assert tracker.state == after
+
+
+def test_frames_with_problems_or_a_hand_never_count() -> None:
+    """A reading with problems, or a frame with a skin-coloured arm, is not an observation."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    bad = Reading(None, ("a card in the offer zone could not be identified",))
+    assert _feed(tracker, 0.0, 2.0, bad, 10) == []
+    frame = np.full((120, 160, 3), (40, 120, 40), np.uint8)
+    frame[60:, 60:100] = (120, 160, 215)  # a skin-coloured arm coming in from the bottom edge
+    assert hand_in_frame(frame)
+    assert not hand_in_frame(np.full((120, 160, 3), (40, 120, 40), np.uint8))
+    empty = Observation(state.offer[:3] + (0,) * 4, state.king, 0, 0)
+    events = []
+    for k in range(20):
+        events += tracker.update(2.0 + 0.1 * k, Reading(empty), 3, frame=frame)
+    assert events == [] and tracker.state == state
+
+
+def test_kb11_a_hand_visit_that_changes_nothing_is_a_draw() -> None:
+    """KB-11: activity (a hand, detections changing) then the same table: a hidden draw."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    same = Reading(observe(state))
+    _feed(tracker, 0.0, 1.0, same, 10)
+    partly_hidden = Reading(Observation((0,) * 7, state.king, 0, 0))
+    _feed(tracker, 1.0, 0.2, partly_hidden, 4)
+    events = _feed(tracker, 1.2, 0.8, same, 10)
+    assert [e.kind for e in events] == ["applied"]
+    assert events[0].actions[0] == DrawCard()
+    assert tracker.state.current == 1
+
+
+def test_an_unexplained_table_is_a_question_and_a_later_explained_one_withdraws_it() -> None:
+    """Never silently wrong: nothing explains cards appearing in the king's area, so the user is
+    asked; when the table comes back to a legal picture, the question is withdrawn."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state, TrackerConfig(stable_seconds=0.5))
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 10)
+    odd = Observation(state.offer, (3,) + state.king[1:], state.emeralds_on_table, 0)
+    events = _feed(tracker, 1.0, 1.0, Reading(odd), 13)
+    assert [e.kind for e in events] == ["question"] and events[0].candidates == ()
+    assert tracker.question is not None and tracker.state == state
+    food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
+    after = kb.apply(state, TakePile(food))
+    events = _feed(tracker, 2.0, 1.0, Reading(observe(after)), 9)
+    assert [e.kind for e in events] == ["withdrawn", "applied"]
+    assert tracker.question is None and _public_key(tracker.state) == _public_key(after)
+
+
+def test_the_user_answers_a_question_by_picking_or_by_setting_the_state() -> None:
+    """Questions are closed by the user: a candidate, or the true state entered by hand."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 10)
+    odd = Observation(state.offer, (3,) + state.king[1:], state.emeralds_on_table, 0)
+    _feed(tracker, 1.0, 1.0, Reading(odd), 13)
+    tracker.correct(state)
+    assert tracker.question is None and tracker.history == (state,)
