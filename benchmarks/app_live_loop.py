@@ -89,8 +89,8 @@ def run(source: str, seconds: float, perceive_ms: float, preview_hz: float) -> d
         latest = loop.latest_frame()
         if latest is not None and latest[0] != shown:
             shown, frame = latest
-            view = cv2.resize(frame, PREVIEW_SIZE, interpolation=cv2.INTER_AREA)
-            cv2.cvtColor(view, cv2.COLOR_BGR2RGB).tobytes()  # what goes to the texture
+            view = cv2.resize(frame, PREVIEW_SIZE, interpolation=cv2.INTER_LINEAR)
+            cv2.cvtColor(view, cv2.COLOR_BGR2RGBA).tobytes()  # what the texture receives
             loop.note_preview_shown()
             preview_stamps.append(time.perf_counter())
         next_tick += period

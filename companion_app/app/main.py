@@ -360,7 +360,11 @@ class TableCompanionApp(App):
         stats = self.live.stats()
         source = self.live.source.description
         if self.table_vm is not None:
-            line = self.table_vm.status(stats.preview_fps, stats.perception_latency_ms)
+            line = self.table_vm.status(
+                stats.preview_fps,
+                stats.perception_latency_ms,
+                perceiving=self._perceive is not no_perception,
+            )
         else:
             fps = "–" if stats.preview_fps is None else f"{stats.preview_fps:.0f}"
             line = self.translator.t("table.status.live", fps=fps, latency="–")

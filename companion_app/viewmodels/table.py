@@ -115,12 +115,19 @@ class TableViewModel:
         self.paused = not self.paused
         return self.paused
 
-    def status(self, preview_fps: float | None, latency_ms: float | None) -> str:
-        """The live status line: preview FPS and perception latency (or that it is paused)."""
+    def status(
+        self, preview_fps: float | None, latency_ms: float | None, perceiving: bool = True
+    ) -> str:
+        """The live status line: preview FPS and perception latency (or that it is paused).
+
+        `perceiving` is False while no recognition is installed (the placeholder perception).
+        """
         t = self.tr.t
         if self.paused:
             return t("table.status.paused")
         fps = "–" if preview_fps is None else f"{preview_fps:.0f}"
+        if not perceiving:
+            return t("table.status.no_perception", fps=fps)
         latency = "–" if latency_ms is None else f"{latency_ms:.0f}"
         return t("table.status.live", fps=fps, latency=latency)
 

@@ -356,3 +356,8 @@ def test_describe_tiles_and_actions_in_every_language() -> None:
         "Keep nothing, roll the rest"
     )
     assert describe_action(TR, "kings-breakfast", {"type": "new_kind", "x": 1}) == "new kind x=1"
+
+
+def test_table_status_without_recognition() -> None:
+    table = TableViewModel(_session("dice-king"), TR)
+    assert table.status(21.0, 0.1, perceiving=False) == "21 FPS · recognition not installed yet"
