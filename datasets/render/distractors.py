@@ -175,6 +175,7 @@ def sample_distractor(
                 "sleeve_start": float(rng.uniform(0.2, 0.85)),
                 "spread": float(rng.uniform(0.0, 1.0)),
                 "fist": bool(rng.random() < 0.15),
+                "motion": float(rng.uniform(5, 40)) if rng.random() < 0.4 else 0.0,
             },
             z_mm=1e6,
         )
@@ -515,7 +516,7 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     # limbs are cylinders: brightness follows the distance to the outline (quarter grid)
     quarter = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
     inside = cv2.distanceTransform((quarter > 127).astype(np.uint8), cv2.DIST_L2, 3)
-    radius = max(1.0, width * 0.3 / 4)
+    radius = max(1.0, width * 0.5 / 4)
     depth = np.clip(inside / radius, 0.0, 1.0)
     profile = np.sqrt(1.0 - (1.0 - depth) ** 2)
     profile = cv2.GaussianBlur(profile, (0, 0), 0.8)
@@ -530,8 +531,19 @@ def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
     cloth = np.array(p["sleeve"], np.float32)
     sleeve_f = (sleeve[area].astype(np.float32) * np.float32(1 / 255.0))[..., None]
     colour = skin * (1 - sleeve_f) + cloth * sleeve_f
-    colour = colour * (0.45 + 0.7 * soft[..., None] ** 0.7)
-    _raster.blend_inplace(image[area], colour, full[area])
+    colour = np.clip(colour * (0.45 + 0.7 * soft[..., None] ** 0.7), 0, 255).astype(np.uint8)
+    cover = full[area]
+    blur = float(p.get("motion", 0.0)) * scale  # a moving hand smears along the arm
+    if blur >= 2.0:
+        kernel = np.zeros((int(blur) | 1, int(blur) | 1), np.float32)
+        c = kernel.shape[0] // 2
+        end = (round(c + u[0] * blur / 2), round(c + u[1] * blur / 2))
+        start_pt = (round(c - u[0] * blur / 2), round(c - u[1] * blur / 2))
+        cv2.line(kernel, start_pt, end, 1.0, 1, cv2.LINE_AA)
+        kernel /= max(float(kernel.sum()), 1e-6)
+        colour = cv2.filter2D(colour, -1, kernel)
+        cover = cv2.filter2D(cover, -1, kernel)
+    _raster.blend_inplace(image[area], colour, cover)
     ids[area][full[area] > 127] = -1
 
 
