@@ -44,6 +44,12 @@ class IdentifyConfig:
         card_thumb: (width, height) of the canonical card thumbnail; both card games use it
             (their aspects, 1.40 and 1.56, are close enough to squash into one frame).
         tile_thumb: (width, height) of the canonical tile thumbnail.
+        card_cells: (columns, rows) of the grid of cells a card's face is compared by.
+        tile_cells: the same for tiles.
+        keep_cells: the fraction of best-agreeing cells that count in a similarity (the rest
+            may be covered by another piece, a hand or glare).
+        cell_floor: a cell whose lightness varies less than this fraction of the face's
+            typical cell is not amplified to unit length (flat cells carry no pattern).
         inset: fraction of the thumbnail cut off at each side before describing it (rounded
             corners, the table beyond them and a few per cent of corner error).
         blur_sigma: Gaussian blur (thumbnail pixels) of the lightness block.
@@ -79,6 +85,10 @@ class IdentifyConfig:
 
     card_thumb: tuple[int, int] = (24, 36)
     tile_thumb: tuple[int, int] = (24, 24)
+    card_cells: tuple[int, int] = (3, 4)
+    tile_cells: tuple[int, int] = (1, 1)
+    keep_cells: float = 0.75
+    cell_floor: float = 0.3
     inset: float = 0.07
     blur_sigma: float = 0.7
     colour_grid: int = 2
@@ -163,15 +173,19 @@ def _inset_slices(size: tuple[int, int], inset: float) -> tuple[slice, slice]:
     return slice(my, h - my), slice(mx, w - mx)
 
 
-def describe(thumbs: np.ndarray, config: IdentifyConfig) -> np.ndarray:
-    """Descriptors of (n, H, W, 3) uint8 BGR thumbnails: (n, D) float32 blocks, each unit length.
+def describe(thumbs: np.ndarray, config: IdentifyConfig, kind: str = "card") -> np.ndarray:
+    """Descriptors of (n, H, W, 3) uint8 BGR thumbnails of `kind`: (n, cells × d) float32.
 
-    The first block is the lightness layout, the second the colour layout; their lengths are
-    `lightness_weight` and `colour_weight` square-rooted so that a dot product of two descriptors
-    is the weighted similarity.
+    The face (inset) is cut into the kind's grid of cells. Each cell holds a lightness block (the
+    face's blurred lightness, centred and scaled over the whole face, then this cell's part made
+    unit length) and a colour block (Lab chroma minus the face's mean chroma, this cell's part
+    unit length unless it is greyer than `chroma_floor`), weighted by the square roots of
+    `lightness_weight` and `colour_weight`, so that the dot product of two cells is their
+    weighted similarity (see `similarity`).
     """
     thumbs = np.asarray(thumbs, np.uint8)
     n, h, w = thumbs.shape[:3]
+    gx, gy = cell_grid(kind, config)
     if n == 0:
         return np.zeros((0, 0), np.float32)
     rows, cols = _inset_slices((w, h), config.inset)
@@ -181,26 +195,62 @@ def describe(thumbs: np.ndarray, config: IdentifyConfig) -> np.ndarray:
     lightness = lab[..., 0]
     if config.blur_sigma > 0:
         lightness = _blur_stack(lightness, config.blur_sigma)
-    lightness = lightness.reshape(n, -1)
-    lightness = lightness - lightness.mean(axis=1, keepdims=True)
-    lightness /= np.linalg.norm(lightness, axis=1, keepdims=True) + 1e-6
+    lightness = lightness - lightness.mean(axis=(1, 2), keepdims=True)
+    lightness /= np.sqrt((lightness**2).sum(axis=(1, 2), keepdims=True)) + 1e-6
+    light_cells = _cells(lightness[..., None], gx, gy)  # (n, C, m)
+    m = light_cells.shape[2]
+    pixels = lightness.shape[1] * lightness.shape[2]
+    floor = config.cell_floor * np.sqrt(m / pixels)
+    light_cells /= np.maximum(np.linalg.norm(light_cells, axis=2, keepdims=True), floor)
 
     g = max(1, config.colour_grid)
     chroma = lab[..., 1:]
     ch, cw = (chroma.shape[1] // g) * g, (chroma.shape[2] // g) * g
     chroma = chroma[:, :ch, :cw].reshape(n, ch // g, g, cw // g, g, 2).mean(axis=(2, 4))
-    chroma = chroma.reshape(n, -1, 2)
-    chroma = chroma - chroma.mean(axis=1, keepdims=True)
-    chroma = chroma.reshape(n, -1)
-    norm = np.linalg.norm(chroma, axis=1, keepdims=True)
-    floor = config.chroma_floor * np.sqrt(chroma.shape[1] / 2)
-    chroma /= np.maximum(norm, floor)
-    return np.hstack(
+    chroma = chroma - chroma.mean(axis=(1, 2), keepdims=True)
+    colour_cells = _cells(chroma, gx, gy)
+    cell_floor = config.chroma_floor * np.sqrt(colour_cells.shape[2] / 2)
+    colour_cells /= np.maximum(np.linalg.norm(colour_cells, axis=2, keepdims=True), cell_floor)
+    out = np.concatenate(
         [
-            np.sqrt(config.lightness_weight) * lightness,
-            np.sqrt(config.colour_weight) * chroma,
-        ]
-    ).astype(np.float32)
+            np.sqrt(config.lightness_weight) * light_cells,
+            np.sqrt(config.colour_weight) * colour_cells,
+        ],
+        axis=2,
+    )
+    return out.reshape(n, -1).astype(np.float32)
+
+
+def _cells(images: np.ndarray, gx: int, gy: int) -> np.ndarray:
+    """(n, H, W, c) → (n, gx·gy, m): the pixels of each grid cell (edges trimmed to fit)."""
+    n, h, w, c = images.shape
+    ch, cw = max(1, h // gy), max(1, w // gx)
+    top, left = (h - ch * gy) // 2, (w - cw * gx) // 2
+    cropped = images[:, top : top + ch * gy, left : left + cw * gx]
+    blocks = cropped.reshape(n, gy, ch, gx, cw, c).transpose(0, 1, 3, 2, 4, 5)
+    return np.ascontiguousarray(blocks.reshape(n, gy * gx, ch * cw * c))
+
+
+def cell_grid(kind: str, config: IdentifyConfig) -> tuple[int, int]:
+    """The (columns, rows) grid of cells a `kind`'s face is compared by."""
+    return config.card_cells if kind == "card" else config.tile_cells
+
+
+def similarity(queries: np.ndarray, matrix: np.ndarray, cells: int, keep: int) -> np.ndarray:
+    """(n, k) similarities of (n, cells × d) queries to the columns of a (cells, d, k) matrix.
+
+    Each pair's similarity is the mean of its `keep` best cells' similarities: a piece partly
+    covered by another, a hand or glare is still recognised by the rest of its face.
+    """
+    n = len(queries)
+    per_cell = queries.reshape(n, cells, -1)
+    # einsum, not BLAS: a multi-threaded BLAS on a busy tablet is 100× slower at this size
+    sims = np.stack(
+        [np.einsum("nd,dk->nk", per_cell[:, c], matrix[c]) for c in range(cells)], axis=2
+    )
+    if keep >= cells:
+        return sims.mean(axis=2)
+    return np.partition(sims, cells - keep, axis=2)[:, :, cells - keep :].mean(axis=2)
 
 
 def _blur_stack(images: np.ndarray, sigma: float) -> np.ndarray:
@@ -226,8 +276,14 @@ def _reference_descriptors(refs: list[Reference], kind: str, config: IdentifyCon
         for sigma in config.reference_blurs
     ]
     return np.stack(
-        [describe(v, config).reshape(len(refs), 4, -1) for v in variants], axis=1
+        [describe(v, config, kind).reshape(len(refs), 4, -1) for v in variants], axis=1
     ).reshape(len(refs), 4 * len(variants), -1)
+
+
+def _cell_matrix(descriptors: np.ndarray, cells: int) -> np.ndarray:
+    """(k, cells × d) reference descriptors as the (cells, d, k) matrix `similarity` takes."""
+    k = len(descriptors)
+    return np.ascontiguousarray(descriptors.reshape(k, cells, -1).transpose(1, 2, 0))
 
 
 def _rotated_views(face: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -251,6 +307,8 @@ class _Bank:
     class_source: list[str]
     class_game: list[str]
     class_starts: np.ndarray  # first reference of each class (references sorted by class)
+    cells: int  # cells per descriptor
+    keep: int  # cells that count in a similarity
     subsets: dict[tuple[str, ...] | None, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(
         default_factory=dict
     )
@@ -292,7 +350,8 @@ class Identifier:
         source: list[str] = []
         games: list[str] = []
         classes = np.zeros(len(refs), np.int64)
-        upright = descriptors[:, 0]
+        cells = int(np.prod(cell_grid(kind, self.config)))
+        upright = descriptors[:, 0] / np.sqrt(cells)
         for i, ref in enumerate(refs):
             found = -1
             for j, label in enumerate(labels):
@@ -329,6 +388,8 @@ class Identifier:
             fine=fine[order],
             classes=classes,
             class_starts=np.searchsorted(classes, np.arange(len(labels))),
+            cells=cells,
+            keep=max(1, int(round(self.config.keep_cells * cells))),
             class_labels=labels,
             class_aliases=[tuple(a) for a in aliases],
             class_identity=identity,
@@ -387,16 +448,16 @@ class Identifier:
             if key is not None:
                 allowed = np.array([g in key for g in bank.class_game], bool)
             refs = np.flatnonzero(allowed[bank.classes])
-            r, v, d = bank.descriptors.shape
-            matrix = np.ascontiguousarray(bank.descriptors[refs].reshape(len(refs) * v, d).T)
+            _, v, d = bank.descriptors.shape
+            matrix = _cell_matrix(bank.descriptors[refs].reshape(len(refs) * v, d), bank.cells)
             subset = (allowed, refs, matrix)
             bank.subsets[key] = subset
         allowed, refs, matrix = subset
         if len(refs) == 0:
             return [_NO_MATCH] * len(queries)
         v = bank.descriptors.shape[1]
-        # einsum, not BLAS: a multi-threaded BLAS on a busy tablet is 100× slower at this size
-        sims = np.einsum("nd,dk->nk", queries, matrix).reshape(len(queries), len(refs), v)
+        sims = similarity(queries, matrix, bank.cells, bank.keep)
+        sims = sims.reshape(len(queries), len(refs), v)
         best_rotation = np.zeros((len(queries), len(bank.classes)), np.int64)
         best_rotation[:, refs] = sims.argmax(axis=2) % 4
         per_ref = np.full((len(queries), len(bank.classes)), -np.inf, np.float32)
@@ -464,7 +525,8 @@ class Identifier:
         for row in range(len(queries)):
             classes = [int(c) for c in top[row] if np.isfinite(coarse[row, c])]
             members = np.flatnonzero(np.isin(bank.classes, classes))
-            sims = bank.fine[members].reshape(len(members) * v, -1) @ queries[row]
+            matrix = _cell_matrix(bank.fine[members].reshape(len(members) * v, -1), bank.cells)
+            sims = similarity(queries[row : row + 1], matrix, bank.cells, bank.keep)[0]
             per_ref = sims.reshape(len(members), v).max(axis=1)
             np.maximum.at(out[row], bank.classes[members], per_ref)
         return out
@@ -514,9 +576,10 @@ class Identifier:
                 idx: np.ndarray, stacked: np.ndarray = stacked, kind: str = kind
             ) -> np.ndarray:
                 views = self.thumbnails(frame, stacked[idx], kind, fine=True)
-                return describe(views, self._fine)
+                return describe(views, self._fine, kind)
 
-            matches = self.match_descriptors(describe(thumbs, self.config), kind, games, fine)
+            descriptors = describe(thumbs, self.config, kind)
+            matches = self.match_descriptors(descriptors, kind, games, fine)
             for i, m in zip(rows, matches, strict=True):
                 results[i] = m
         return results
@@ -585,4 +648,13 @@ def default_games() -> tuple[str, ...]:
     return tuple(GAME_KINDS)
 
 
-__all__ = ["IdentifyConfig", "Identifier", "Match", "describe", "thumb_size"]
+__all__ = [
+    "IdentifyConfig",
+    "Identifier",
+    "Match",
+    "cell_grid",
+    "describe",
+    "fine_config",
+    "similarity",
+    "thumb_size",
+]
