@@ -432,7 +432,13 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
         if pieces:
             target = pieces[int(rng.integers(len(pieces)))]
             distractors.append(sample_distractor(rng, "hand", target.centre_mm))
-    focus = _focus_areas([disc for disc, g in zip(discs, moved, strict=True) if g.pieces] or discs)
+    # camera aims: groups of pieces; dice groups count three times, since reading a die needs a
+    # closer look than finding a card
+    aims = []
+    for disc, g in zip(discs, moved, strict=True):
+        if g.pieces:
+            aims += [disc] * (3 if any(p.kind == "die" for p in g.pieces) else 1)
+    focus = _focus_areas(aims or discs)
     return TableScene(tuple(pieces), tuple(distractors), focus, game)
 
 
