@@ -51,6 +51,7 @@ STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
 SCREENS = ("home", "table", "scoring", "history", "settings")
+TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching
 __all__ = ["RootView", "TableCompanionApp"]
 
 # Keep screen classes referenced: the kv rules name them.
@@ -136,7 +137,7 @@ class TableCompanionApp(App):
         Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
         Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
         if self._tour_folder is not None and not self._demo_left:
-            Clock.schedule_once(lambda _dt: self._tour(list(SCREENS)), 1.0)
+            Clock.schedule_once(lambda _dt: self._tour(list(TOUR)), 1.0)
         elif self._exit_after is not None:
             Clock.schedule_once(self._finish, self._exit_after)
         self._refresh_title()
@@ -244,7 +245,7 @@ class TableCompanionApp(App):
             )
         ):
             if self._tour_folder is not None:
-                Clock.schedule_once(lambda _dt: self._tour(list(SCREENS)), 0.5)
+                Clock.schedule_once(lambda _dt: self._tour(list(TOUR)), 0.5)
             return False
         self._demo_left -= 1
         if session.is_chance_node:
@@ -387,15 +388,20 @@ class TableCompanionApp(App):
         self.stop()
 
     def _tour(self, remaining: list[str]) -> None:
+        """Show each screen in `remaining` and save ``<name>.png``; a name ``screen@lang``
+        switches the language first (run-time switching, seen in the real window)."""
         if not remaining:
             self.stop()
             return
-        name = remaining[0]
+        shot = remaining[0]
+        name, _, language = shot.partition("@")
+        if language:
+            self.set_language(language)
         self.show(name)
 
         def shoot(_dt: float) -> None:
             assert self._tour_folder is not None
-            self.save_screenshot(self._tour_folder / f"{name}.png")
+            self.save_screenshot(self._tour_folder / f"{shot.replace('@', '_')}.png")
             self._tour(remaining[1:])
 
         Clock.schedule_once(shoot, 1.5)

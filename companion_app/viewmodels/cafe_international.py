@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion_app.i18n import Translator
-from companion_app.viewmodels.describe import describe_action
+from companion_app.viewmodels.describe import describe_action, describe_tile
 from companion_app.viewmodels.panel import PanelLine, PanelSection, PanelViewModel
 from companion_app.viewmodels.scoring import BreakdownLine, ScoringViewModel
 from companion_app.viewmodels.session import GameSession
@@ -98,7 +98,46 @@ class CafePanel(PanelViewModel):
                     )
                 )
             sections.insert(0, PanelSection(t("ci.best", count=len(advice)), tuple(lines)))
+            sections.insert(1, self.tiles_section(advice))
         return sections
+
+    def tiles_section(self, advice: list[Any]) -> PanelSection:
+        """For each tile in the hand of the player to move: its best placement and points.
+
+        This is what a player holding a tile up to the camera will see; until recognition
+        lands, every tile in hand is listed.
+        """
+        t = self.tr.t
+        state = self.session.state
+        entries = [scored_to_json(state, scored) for scored in advice]
+        player = next(
+            (
+                p
+                for p in self.session.view.get("players", [])
+                if p.get("name") == self.session.player_to_act
+            ),
+            {},
+        )
+        lines = []
+        for tile in dict.fromkeys(player.get("hand", [])):
+            alone = (entry for entry in entries if _tiles_of(entry) == {tile})
+            best = next(alone, next((e for e in entries if tile in _tiles_of(e)), None))
+            if best is None:
+                lines.append(PanelLine(describe_tile(self.tr, tile), t("ci.no_place"), "warn"))
+                continue
+            where = describe_action(self.tr, GAME, best)
+            lines.append(
+                PanelLine(f"{describe_tile(self.tr, tile)}: {where}", _signed(best["points"]))
+            )
+        return PanelSection(t("ci.tiles", name=self.session.player_to_act or ""), tuple(lines))
+
+
+def _tiles_of(entry: dict[str, Any]) -> set[str]:
+    """The hand tiles an advice entry plays (seat placements, the bar guest, a swap's guest)."""
+    tiles = {placement.get("tile") for placement in entry.get("placements", [])}
+    if "tile" in entry:
+        tiles.add(entry["tile"])
+    return {tile for tile in tiles if tile}
 
 
 class CafeScoring(ScoringViewModel):

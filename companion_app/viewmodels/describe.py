@@ -49,7 +49,11 @@ def describe_value(tr: Translator, value: Any) -> str:
             return tr.t("describe.none")
         return ", ".join(describe_value(tr, item) for item in value)
     if isinstance(value, dict) and "tile" in value and "chair" in value:
-        return f"{describe_value(tr, value['tile'])} → {value['chair']}"
+        tile = describe_value(tr, value["tile"])
+        declared = value.get("as")
+        if declared and str(value["tile"]).startswith("joker/"):
+            tile += f" ({_piece(tr, str(declared))})"
+        return f"{tile} → {value['chair']}"
     if isinstance(value, dict):
         return ", ".join(
             f"{describe_value(tr, k)} {describe_value(tr, v)}" for k, v in value.items()

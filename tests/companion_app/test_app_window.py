@@ -1,7 +1,7 @@
 """The real Kivy window, offscreen, in subprocesses (one Kivy window per process).
 
 1. A tour: the app opens on a demo game, visits every screen and saves a screenshot of each;
-   none may be blank, and the screens must differ.
+   none may be blank, the screens must differ, and switching to Finnish changes the table.
 2. Never lose a game: the app is killed (SIGKILL) mid-game; the autosaved record replays to
    its own state and resumes.
 """
@@ -58,6 +58,8 @@ def test_every_screen_renders_in_a_real_window(tmp_path: Path) -> None:
         for b in SCREENS:
             if a < b:
                 assert np.abs(images[a] - images[b]).mean() > 3.0, f"{a} and {b} look the same"
+    finnish = cv2.imread(str(tmp_path / "shots" / "table_fi.png")).astype(np.int16)
+    assert np.abs(finnish - images["table"]).mean() > 1.0  # the language changed at run time
     [saved] = GameStore(tmp_path / "home").list()  # the demo game was autosaved
     assert saved.game == "kings-breakfast" and saved.steps > 0
 

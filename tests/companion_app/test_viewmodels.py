@@ -361,3 +361,16 @@ def test_describe_tiles_and_actions_in_every_language() -> None:
 def test_table_status_without_recognition() -> None:
     table = TableViewModel(_session("dice-king"), TR)
     assert table.status(21.0, 0.1, perceiving=False) == "21 FPS · recognition not installed yet"
+
+
+def test_cafe_panel_places_each_tile_in_hand() -> None:
+    """CI-13, CI-14: every tile in the mover's hand gets its best own placement (or none)."""
+    session = _session("cafe-international", steps=80, seed=3)
+    while session.is_chance_node:
+        _play(session, 1, 2)
+    sections = TableViewModel(session, TR).sections()
+    tiles = next(s for s in sections if s.title.startswith("Tiles of"))
+    mover = next(p for p in session.view["players"] if p["name"] == session.player_to_act)
+    assert len(tiles.lines) == len(set(mover["hand"]))
+    for line in tiles.lines:
+        assert line.value == "nowhere now" or line.value.lstrip("+−-").isdigit()
