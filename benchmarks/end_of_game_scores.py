@@ -74,13 +74,19 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     n = 3 + seed % 3
     state = final_state(kb, list(NAMES[:n]), seed)
     truth = kb.scores(state)
-    king_ids = [f"kings-breakfast/{f}" for f, c in zip(FOODS, state.king, strict=True) for _ in range(c)]
+    king_ids = [
+        f"kings-breakfast/{f}" for f, c in zip(FOODS, state.king, strict=True) for _ in range(c)
+    ]
     king = kb_reader.read_spread(photo(king_ids, seed, render), what="king photo")
     if king.problems:
         return "refused", None, truth
-    players = {}
+    players: dict[str, dict[str, int]] = {}
     for i, name in enumerate(state.players):
-        ids = [f"kings-breakfast/{f}" for f, c in zip(FOODS, state.hand(i), strict=True) for _ in range(c)]
+        ids = [
+            f"kings-breakfast/{f}"
+            for f, c in zip(FOODS, state.hand(i), strict=True)
+            for _ in range(c)
+        ]
         if not ids:
             players[name] = {}
             continue
@@ -102,8 +108,9 @@ def ci_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         hand = list(state.hands[i])
         tiles: list[str] = []
         if hand:
-            reading = ci_reader.read_spread(photo([f"cafe-international/{t}" for t in hand],
-                                                  seed * 10 + i, render))
+            reading = ci_reader.read_spread(
+                photo([f"cafe-international/{t}" for t in hand], seed * 10 + i, render)
+            )
             if reading.problems:
                 return "refused", None, truth
             tiles = reading.observation
@@ -121,8 +128,9 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         pile = list(state.kingdoms[i])
         cards: list[str] = []
         if pile:
-            reading = dk_reader.read_spread(photo([f"dice-king/{c}" for c in pile], seed * 10 + i,
-                                                  render))
+            reading = dk_reader.read_spread(
+                photo([f"dice-king/{c}" for c in pile], seed * 10 + i, render)
+            )
             if reading.problems:
                 return "refused", None, truth
             cards = reading.observation
@@ -148,18 +156,22 @@ def main() -> None:
         counts = {"right": 0, "refused": 0, "wrong": 0}
         for k in range(args.tables):
             seed = SEED_BASE + k
+            truth: dict[str, Any]
             try:
                 outcome, got, truth = GAMES[game](seed, args.render)
             except Exception as error:  # a failing sample is a row, not a crash
                 outcome, got, truth = "error", None, {"error": repr(error)}
             counts[outcome] = counts.get(outcome, 0) + 1
-            rows.append({"game": game, "seed": seed, "outcome": outcome, "got": got,
-                         "truth": truth})
+            rows.append(
+                {"game": game, "seed": seed, "outcome": outcome, "got": got, "truth": truth}
+            )
         seconds = time.perf_counter() - start
         total = args.tables
-        print(f"{game:<20} tables {total:>4}  exactly right {100 * counts['right'] / total:6.2f} %"
-              f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
-              f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s")
+        print(
+            f"{game:<20} tables {total:>4}  exactly right {100 * counts['right'] / total:6.2f} %"
+            f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
+            f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
+        )
     if args.csv:
         with args.csv.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=["game", "seed", "outcome", "got", "truth"])

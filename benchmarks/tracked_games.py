@@ -59,8 +59,10 @@ HAND_FRAMES = 3
 STILL_FRAMES = 8
 SIZE = (800, 600)
 LAYOUT_JSON = json.loads(
-    (Path(__file__).resolve().parents[1] / "engines/cafe_international/data/reference_layout.json")
-    .read_text(encoding="utf-8")
+    (
+        Path(__file__).resolve().parents[1]
+        / "engines/cafe_international/data/reference_layout.json"
+    ).read_text(encoding="utf-8")
 )
 
 
@@ -88,8 +90,11 @@ class Game:
 
     def new(self, seed: int) -> tuple[Any, random.Random]:
         rng = random.Random(seed)
-        n = {"kings-breakfast": 3 + seed % 3, "cafe-international": 2 + seed % 3,
-             "dice-king": 2 + seed % 4}[self.name]
+        n = {
+            "kings-breakfast": 3 + seed % 3,
+            "cafe-international": 2 + seed % 3,
+            "dice-king": 2 + seed % 4,
+        }[self.name]
         state = self.module.new_game(list(NAMES[:n]))
         if self.name != "kings-breakfast":  # the set-up deal is confirmed by the user
             state = settle(self.module, state, rng)
@@ -110,7 +115,11 @@ class Game:
         if self.name == "dice-king":
             return dk_reader.read_table(detections, SIZE, len(state.players)), len(detections)
         reading = ci_reader.read_table(
-            detections, SIZE, cafe_registration(camera), state.layout, LAYOUT_JSON,
+            detections,
+            SIZE,
+            cafe_registration(camera),
+            state.layout,
+            LAYOUT_JSON,
             n_players=len(state.players),
         )
         return reading, len(detections)
@@ -152,20 +161,30 @@ def play(game: Game, seed: int) -> dict[str, Any]:
     while not game.module.is_over(current):
         current = game.module.apply(current, random_step(game.module, current, rng))
         current = settle(game.module, current, rng)
-        pieces = [p for p in place_state(game.name, current, np.random.default_rng(0))
-                  if p.kind != "board"]
+        pieces = [
+            p
+            for p in place_state(game.name, current, np.random.default_rng(0))
+            if p.kind != "board"
+        ]
         target = pieces[int(np_rng.integers(len(pieces)))].centre_mm if pieces else (0.0, 0.0)
         show(current, target)
     final_ok = game.key(tracker.state) == game.key(current) and tracker.question is None
-    return {"game": game.name, "seed": seed, "final_ok": final_ok, "questions": questions,
-            "silent": silent, "frames": frames}
+    return {
+        "game": game.name,
+        "seed": seed,
+        "final_ok": final_ok,
+        "questions": questions,
+        "silent": silent,
+        "frames": frames,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games-per", type=int, default=20, help="games per game type")
-    parser.add_argument("--games", nargs="*", default=["kings-breakfast", "cafe-international",
-                                                        "dice-king"])
+    parser.add_argument(
+        "--games", nargs="*", default=["kings-breakfast", "cafe-international", "dice-king"]
+    )
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
     print("detections: TRUTH-DERIVED, projected without pixels (no detector yet)")
@@ -178,10 +197,12 @@ def main() -> None:
         n = len(results)
         ok = sum(r["final_ok"] for r in results)
         silent_games = sum(1 for r in results if r["silent"])
-        print(f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
-              f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
-              f"  silently wrong games {silent_games}"
-              f"  frames {sum(r['frames'] for r in results)}  {time.perf_counter() - start:6.1f} s")
+        print(
+            f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
+            f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
+            f"  silently wrong games {silent_games}"
+            f"  frames {sum(r['frames'] for r in results)}  {time.perf_counter() - start:6.1f} s"
+        )
     if args.csv:
         with args.csv.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

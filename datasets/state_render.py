@@ -74,10 +74,12 @@ def table_camera(
     )
 
 
-# --- layouts ---------------------------------------------------------------------------------------
+# --- layouts --------------------------------------------------------------------------------------
 
 
-def _jitter(rng: np.random.Generator, p: PlacedPiece, mm: float = 1.5, deg: float = 2.5) -> PlacedPiece:
+def _jitter(
+    rng: np.random.Generator, p: PlacedPiece, mm: float = 1.5, deg: float = 2.5
+) -> PlacedPiece:
     dx, dy = rng.normal(0.0, mm, 2)
     return replace(
         p,
@@ -105,15 +107,26 @@ def _column(
 
 
 def _stack(
-    rng: np.random.Generator, identities: Sequence[str], x: float, y: float, *, group: str,
+    rng: np.random.Generator,
+    identities: Sequence[str],
+    x: float,
+    y: float,
+    *,
+    group: str,
     face_up: bool = True,
 ) -> list[PlacedPiece]:
     """A neat stack, first id at the bottom; every card but the top is marked hidden."""
     out = []
     for i, identity in enumerate(identities):
         top = i == len(identities) - 1
-        p = piece(identity, (x, y), 0.0, z=i * 0.33, face_up=face_up,
-                  group=group if top else group + HIDDEN)
+        p = piece(
+            identity,
+            (x, y),
+            0.0,
+            z=i * 0.33,
+            face_up=face_up,
+            group=group if top else group + HIDDEN,
+        )
         out.append(_jitter(rng, p, mm=0.6, deg=1.2))
     return out
 
@@ -133,10 +146,13 @@ def _kb_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
     # the offer: one pile per food
     piles = [(food, n) for food, n in zip(FOODS, state.offer, strict=True) if n]
     for k, (food, n) in enumerate(piles):
-        pieces += _column(rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, -130.0, group="offer")
+        pieces += _column(
+            rng, [f"kings-breakfast/{food}"] * n, (k - 3) * 80.0, -130.0, group="offer"
+        )
     # Emeralds on the table, and one just drawn in the reveal area
-    pieces += _column(rng, ["kings-breakfast/emerald"] * state.emeralds_on_table, 470.0, -130.0,
-                      group="emeralds")
+    pieces += _column(
+        rng, ["kings-breakfast/emerald"] * state.emeralds_on_table, 470.0, -130.0, group="emeralds"
+    )
     if state.phase == Phase.EMERALD:
         pieces += _column(rng, ["kings-breakfast/emerald"], -470.0, -130.0, group="reveal")
     return pieces
@@ -165,14 +181,30 @@ def _cafe_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
 
     layout = reference_layout()
     bw, bh = board_size_mm()
-    board = PlacedPiece("board", None, (0.0, 0.0), 0.0, (bw, bh), 0.0, 1.5, True,
-                        "cafe-international", layout=layout, group="board")
+    board = PlacedPiece(
+        "board",
+        None,
+        (0.0, 0.0),
+        0.0,
+        (bw, bh),
+        0.0,
+        1.5,
+        True,
+        "cafe-international",
+        layout=layout,
+        group="board",
+    )
     pieces = [board]
     chairs = board_unit_to_local_mm(np.array([c["center"] for c in layout["chairs"]], float))
     for (x, y), guest in zip(chairs, state.seated, strict=True):
         if guest is not None:
-            p = piece(f"cafe-international/{hand_tile(guest)}", (float(x), float(y)), 0.0,
-                      z=1.5, group="seated")
+            p = piece(
+                f"cafe-international/{hand_tile(guest)}",
+                (float(x), float(y)),
+                0.0,
+                z=1.5,
+                group="seated",
+            )
             pieces.append(_jitter(rng, p, mm=1.0, deg=4.0))
     stools = board_unit_to_local_mm(np.array(layout["bar"]["stools"], float))
     for (x, y), tile in zip(stools, state.bar, strict=False):
@@ -193,7 +225,9 @@ def _cafe_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
 DK_ROW_X = tuple((k - 2) * 78.0 for k in range(5))
 
 
-def _dk_dice(rng: np.random.Generator, readings: Sequence[str], centre: tuple[float, float]) -> list[PlacedPiece]:
+def _dk_dice(
+    rng: np.random.Generator, readings: Sequence[str], centre: tuple[float, float]
+) -> list[PlacedPiece]:
     """The dice showing `readings` in a loose cluster (a die whose face lacks the colour is
     repainted on that face, so any reading can be drawn)."""
     out: list[PlacedPiece] = []
@@ -216,8 +250,23 @@ def _dk_dice(rng: np.random.Generator, readings: Sequence[str], centre: tuple[fl
                 break
         placed.append((x, y))
         front = int(rng.choice(possible_fronts(value)))
-        out.append(PlacedPiece("die", None, (x, y), float(rng.uniform(0, 360)), (16.0, 16.0), 0.0,
-                               16.0, True, None, value, front, style, group="dice"))
+        out.append(
+            PlacedPiece(
+                "die",
+                None,
+                (x, y),
+                float(rng.uniform(0, 360)),
+                (16.0, 16.0),
+                0.0,
+                16.0,
+                True,
+                None,
+                value,
+                front,
+                style,
+                group="dice",
+            )
+        )
     return out
 
 
@@ -228,23 +277,36 @@ def dk_kingdom_x(player: int, n_players: int) -> float:
 
 def _dk_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
     pieces: list[PlacedPiece] = []
-    pieces += _stack(rng, ["dice-king/snob-1"] * min(5, len(state.draw_pile)), -300.0, 110.0,
-                     group="draw", face_up=False)
+    pieces += _stack(
+        rng,
+        ["dice-king/snob-1"] * min(5, len(state.draw_pile)),
+        -300.0,
+        110.0,
+        group="draw",
+        face_up=False,
+    )
     for x, stack in zip(DK_ROW_X, state.villages, strict=True):
-        pieces += _stack(rng, [f"dice-king/{c}" for c in reversed(stack)], x, 110.0, group="village")
+        pieces += _stack(
+            rng, [f"dice-king/{c}" for c in reversed(stack)], x, 110.0, group="village"
+        )
     for x, card in zip(DK_ROW_X, state.row, strict=True):
         if card is not None:
             pieces.append(_jitter(rng, piece(f"dice-king/{card}", (x, 0.0), 0.0, group="row")))
     if state.penalty_top is not None:
         under = [f"dice-king/{c}" for c in state.penalty_pile[:3]]
-        pieces += _stack(rng, [*under, f"dice-king/{state.penalty_top}"], 300.0, 110.0,
-                         group="penalty")
+        pieces += _stack(
+            rng, [*under, f"dice-king/{state.penalty_top}"], 300.0, 110.0, group="penalty"
+        )
     pieces += _dk_dice(rng, state.dice, (0.0, -120.0))
     for player, pile in enumerate(state.kingdoms):
         if pile:
-            pieces += _stack(rng, [f"dice-king/{c}" for c in pile[-4:]],
-                             dk_kingdom_x(player, len(state.players)), -250.0,
-                             group=f"kingdom:{player}")
+            pieces += _stack(
+                rng,
+                [f"dice-king/{c}" for c in pile[-4:]],
+                dk_kingdom_x(player, len(state.players)),
+                -250.0,
+                group=f"kingdom:{player}",
+            )
     return pieces
 
 
@@ -328,8 +390,13 @@ def hand_over(rng: np.random.Generator, target: tuple[float, float]) -> Distract
 
 
 def _truth(
-    game: str | None, seed: int, camera: Camera, pieces: Sequence[PlacedPiece], objects: list[dict],
-    distractors: list[dict], state_json: Any,
+    game: str | None,
+    seed: int,
+    camera: Camera,
+    pieces: Sequence[PlacedPiece],
+    objects: list[dict],
+    distractors: list[dict],
+    state_json: Any,
 ) -> dict[str, Any]:
     return {
         "game": game,
@@ -368,8 +435,15 @@ def render_state(
     camera = table_camera(game, size, rng)
     distractors = [hand_over(rng, target) for target in hands]
     rendered = render_pieces(pieces, distractors, environment(camera, rng, split))
-    truth = _truth(game, seed, camera, pieces, _mark_hidden(pieces, rendered.objects),
-                   rendered.distractors, _state_json(game, state))
+    truth = _truth(
+        game,
+        seed,
+        camera,
+        pieces,
+        _mark_hidden(pieces, rendered.objects),
+        rendered.distractors,
+        _state_json(game, state),
+    )
     return rendered.image, truth
 
 
@@ -415,8 +489,10 @@ def project_pieces(
         corners_mm = p.face_corners_mm() if p.kind != "die" else _die_top(p)
         corners = camera.project(corners_mm)
         inside = bool(
-            np.all(corners[:, 0] >= 0) and np.all(corners[:, 0] < camera.width)
-            and np.all(corners[:, 1] >= 0) and np.all(corners[:, 1] < camera.height)
+            np.all(corners[:, 0] >= 0)
+            and np.all(corners[:, 0] < camera.width)
+            and np.all(corners[:, 1] >= 0)
+            and np.all(corners[:, 1] < camera.height)
         )
         cx, cy = p.centre_mm
         covered = any(
@@ -425,19 +501,25 @@ def project_pieces(
             for hx, hy in hands
         )
         target = inside and not covered and not p.group.endswith(HIDDEN)
-        colour = _art.die_colour(p.die_style, int(p.value)) if p.kind == "die" else None
-        records.append({
-            "kind": p.kind,
-            "identity": p.identity,
-            "face_up": p.face_up,
-            "corners": corners.tolist(),
-            "box": [float(corners[:, 0].min()), float(corners[:, 1].min()),
-                    float(corners[:, 0].max()), float(corners[:, 1].max())],
-            "value": p.value if p.kind == "die" else None,
-            "colour": colour,
-            "target": target,
-            "group": p.group,
-        })
+        colour = _art.die_colour(p.die_style, int(p.value or 0)) if p.kind == "die" else None
+        records.append(
+            {
+                "kind": p.kind,
+                "identity": p.identity,
+                "face_up": p.face_up,
+                "corners": corners.tolist(),
+                "box": [
+                    float(corners[:, 0].min()),
+                    float(corners[:, 1].min()),
+                    float(corners[:, 0].max()),
+                    float(corners[:, 1].max()),
+                ],
+                "value": p.value if p.kind == "die" else None,
+                "colour": colour,
+                "target": target,
+                "group": p.group,
+            }
+        )
     return records
 
 
@@ -457,7 +539,10 @@ def detections_from_truth(objects: Sequence[dict[str, Any]]) -> Detections:
     n = len(rows)
     boxes = np.array([o["box"] for o in rows], np.float32).reshape(n, 4)
     corners = np.full((n, 4, 2), np.nan, np.float32)
-    kinds, values, colours, identities = [], [], [], []
+    kinds: list[str] = []
+    values: list[int] = []
+    colours: list[str | None] = []
+    identities: list[str | None] = []
     for i, o in enumerate(rows):
         kinds.append(o["kind"])
         if o["kind"] == "die":

@@ -186,7 +186,7 @@ def layout_summary(layout: Layout) -> dict[str, Any]:
 __all__ = ["advise", "demo", "find_layout_file", "layout_summary", "load_layout", "play_demo"]
 
 
-# --- score from photos ------------------------------------------------------------------------------
+# --- score from photos ----------------------------------------------------------------------------
 
 
 def score(args: argparse.Namespace) -> int:
@@ -250,7 +250,8 @@ def score(args: argparse.Namespace) -> int:
                 f"{place:<5} {name:<10} {entry['total']:>5} {entry['running']:>7} "
                 f"{-entry['penalty']:>7}  {', '.join(entry['tiles']) or '-'}"
             )
-        lines.append(f"winner{'s' if len(result['winners']) > 1 else ''}: "
-                     f"{', '.join(result['winners'])}")
+        lines.append(
+            f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(result['winners'])}"
+        )
         print_lines(lines)
     return 0

@@ -128,7 +128,7 @@ def demo(args: argparse.Namespace) -> int:
 __all__ = ["ADVISE_HELP", "advise", "demo"]
 
 
-# --- score from photos ------------------------------------------------------------------------------
+# --- score from photos ----------------------------------------------------------------------------
 
 
 def score(args: argparse.Namespace) -> int:
@@ -180,7 +180,8 @@ def score(args: argparse.Namespace) -> int:
         lines = [f"{'rank':<5} {'player':<10} {'total':>5}  cards"]
         for place, name in enumerate(order, start=1):
             lines.append(f"{place:<5} {name:<10} {parts[name].total:>5}  {', '.join(piles[name])}")
-        lines.append(f"winner{'s' if len(result['winners']) > 1 else ''}: "
-                     f"{', '.join(result['winners'])}")
+        lines.append(
+            f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(result['winners'])}"
+        )
         print_lines(lines)
     return 0

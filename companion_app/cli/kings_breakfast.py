@@ -58,7 +58,9 @@ def score_photos(args: argparse.Namespace) -> int:
     if not args.king:
         raise UsageError("score kings-breakfast from photos needs --king IMG (the king's area)")
     if not players:
-        raise UsageError("score kings-breakfast from photos needs --player NAME=IMG for each player")
+        raise UsageError(
+            "score kings-breakfast from photos needs --player NAME=IMG for each player"
+        )
     king = read_spread(photo_detections(args.king)[0], what=f"king photo {args.king!r}")
     readings = {
         name: read_spread(

@@ -1,4 +1,4 @@
-"""What the camera saw, explained by the rules: observations of the Café board and the turns behind them.
+"""What the camera saw, explained: observations of the Café board and the turns behind them.
 
 The camera sees the guests on the chairs (a joker shows as ``joker/w``: its declared nationality is
 not printed, CI-9), the guests on the bar stools in stool order (CI-14) and, because hands are
@@ -144,7 +144,9 @@ def check_observation(observation: Observation, layout: Layout) -> list[Problem]
                 seen[tile] += 1
     for tile, n in sorted(seen.items()):
         if n > TILE_COUNTS[tile]:
-            problems.append(Problem("CI-2", f"{n} {tile} tiles seen, the box holds {TILE_COUNTS[tile]}"))
+            problems.append(
+                Problem("CI-2", f"{n} {tile} tiles seen, the box holds {TILE_COUNTS[tile]}")
+            )
     return problems
 
 
@@ -288,4 +290,11 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
-__all__ = ["MAX_ACTIONS", "Observation", "check_observation", "explain", "explain_states", "observe"]
+__all__ = [
+    "MAX_ACTIONS",
+    "Observation",
+    "check_observation",
+    "explain",
+    "explain_states",
+    "observe",
+]

@@ -1,4 +1,4 @@
-"""What the camera saw, explained by the rules: observations of a Dice King table and the actions behind them.
+"""What the camera saw, explained: observations of a Dice King table and the actions behind them.
 
 The camera sees the six dice in the rolling area (DK-1, DK-8), the row of five inhabitants
 (DK-6) with the top card of each village stack above it (DK-2, DK-10), the top of the penalty
@@ -32,7 +32,6 @@ from engines.dice_king.state import (
     Reveal,
     RollDie,
     State,
-    Take,
 )
 from engines.errors import MalformedError, Problem
 
@@ -127,7 +126,9 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
     """
     problems: list[Problem] = []
     if len(observation.row) != ROW_SLOTS:
-        problems.append(Problem("DK-6", f"the row must have {ROW_SLOTS} slots, got {len(observation.row)}"))
+        problems.append(
+            Problem("DK-6", f"the row must have {ROW_SLOTS} slots, got {len(observation.row)}")
+        )
     seen: Counter[str] = Counter()
     for slot, card_id in enumerate(observation.row):
         if card_id is None:
@@ -138,7 +139,11 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
     stacks = villages()
     if len(observation.village_tops) != len(stacks):
         problems.append(
-            Problem("DK-2", f"village_tops must list {len(stacks)} locations, got {len(observation.village_tops)}")
+            Problem(
+                "DK-2",
+                f"village_tops must list {len(stacks)} locations, "
+                f"got {len(observation.village_tops)}",
+            )
         )
     for location, (stack, top) in enumerate(zip(stacks, observation.village_tops, strict=False)):
         if top is None:
@@ -159,7 +164,10 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
             problems.append(Problem("DK-1", str(error)))
     if len(observation.kingdom_tops) != n_players:
         problems.append(
-            Problem("DK-9", f"kingdom_tops must list {n_players} players, got {len(observation.kingdom_tops)}")
+            Problem(
+                "DK-9",
+                f"kingdom_tops must list {n_players} players, got {len(observation.kingdom_tops)}",
+            )
         )
     for player, top in enumerate(observation.kingdom_tops):
         if top is None:
@@ -177,7 +185,11 @@ def check_kingdom(pile: Sequence[str], deck: Deck) -> list[Problem]:
     """Every problem of a spread kingdom pile: unknown or repeated cards (DK-4)."""
     problems = []
     for card_id, n in sorted(Counter(pile).items()):
-        if card_id not in deck and card_id not in _penalty_points() and card_id not in _village_ids():
+        if (
+            card_id not in deck
+            and card_id not in _penalty_points()
+            and card_id not in _village_ids()
+        ):
             problems.append(Problem("DK-4", f"unknown card {card_id!r} in the kingdom"))
         elif n > 1:
             problems.append(Problem("DK-4", f"card {card_id!r} seen {n} times"))

@@ -1,4 +1,4 @@
-"""What the camera saw, explained by the rules: observations of the table and the actions behind them.
+"""What the camera saw, explained by the rules: observations of the table and the actions behind.
 
 The camera sees the offer (KB-6: food piles, each counted), the Emeralds lying on the table
 (KB-7, KB-12), the king's area (KB-15) and an Emerald just drawn and shown (KB-12, the reveal
@@ -56,9 +56,7 @@ class Observation:
         Raises:
             MalformedError: an unknown food (named with its field).
         """
-        return cls(
-            _counts(offer or {}, "offer"), _counts(king or {}, "king"), emeralds, revealed
-        )
+        return cls(_counts(offer or {}, "offer"), _counts(king or {}, "king"), emeralds, revealed)
 
     def to_json(self) -> dict[str, object]:
         """JSON: food → count (non-zero only) per zone, plus the Emerald counts."""
@@ -122,7 +120,9 @@ def check_observation(observation: Observation) -> list[Problem]:
         )
     if observation.revealed > 1:
         problems.append(
-            Problem("KB-12", f"revealed must be 0 or 1 (one emerald drawn), got {observation.revealed}")
+            Problem(
+                "KB-12", f"revealed must be 0 or 1 (one emerald drawn), got {observation.revealed}"
+            )
         )
     return problems
 

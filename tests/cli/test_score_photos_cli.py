@@ -52,11 +52,17 @@ def test_kb21_scores_from_photos_match_scores_from_counts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """KB-19..KB-23: the photos' counts give the same JSON as --counts, plus what was seen."""
-    counts = {"king": {"cheese": 4, "bread": 2},
-              "players": {"Anna": {"cheese": 3}, "Ben": {"cheese": 5, "bread": 1}}}
-    argv = ["score", "kings-breakfast", "--king", _photo(tmp_path, "king", _kb_ids(counts["king"])),
-            "--json"]
-    for i, (name, hand) in enumerate(counts["players"].items()):
+    king = {"cheese": 4, "bread": 2}
+    hands = {"Anna": {"cheese": 3}, "Ben": {"cheese": 5, "bread": 1}}
+    counts = {"king": king, "players": hands}
+    argv = [
+        "score",
+        "kings-breakfast",
+        "--king",
+        _photo(tmp_path, "king", _kb_ids(king)),
+        "--json",
+    ]
+    for i, (name, hand) in enumerate(hands.items()):
         argv += ["--player", f"{name}={_photo(tmp_path, name, _kb_ids(hand), i + 1)}"]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
@@ -67,11 +73,21 @@ def test_kb21_scores_from_photos_match_scores_from_counts(
     assert result["seen"]["players"]["Ben"]["cards"] == {"bread": 1, "cheese": 5}
 
 
-def test_kb21_scores_from_photos_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_kb21_scores_from_photos_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Without --json: the ranking table and what was seen in the king's area."""
-    code, out, _ = _run(["score", "kings-breakfast", "--king",
-                         _photo(tmp_path, "king", _kb_ids({"ham": 2})),
-                         "--player", f"Anna={_photo(tmp_path, 'a', _kb_ids({'ham': 1}))}"], capsys)
+    code, out, _ = _run(
+        [
+            "score",
+            "kings-breakfast",
+            "--king",
+            _photo(tmp_path, "king", _kb_ids({"ham": 2})),
+            "--player",
+            f"Anna={_photo(tmp_path, 'a', _kb_ids({'ham': 1}))}",
+        ],
+        capsys,
+    )
     assert code == 0 and "Anna" in out and "seen: king ham 2" in out
 
 
@@ -87,18 +103,30 @@ def test_bad_photos_exit_2_with_a_clear_message(
 ) -> None:
     """A photo with no pieces or of the wrong game: exit 2, one line, never a made-up score."""
     hand = _photo(tmp_path, "a", _kb_ids({"ham": 1}))
-    code, out, err = _run(["score", "kings-breakfast", "--king", _photo(tmp_path, "k", king),
-                           "--player", f"Anna={hand}"], capsys)
+    code, out, err = _run(
+        [
+            "score",
+            "kings-breakfast",
+            "--king",
+            _photo(tmp_path, "k", king),
+            "--player",
+            f"Anna={hand}",
+        ],
+        capsys,
+    )
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_an_image_without_pieces_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_image_without_pieces_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """An image of an empty table: refused (no detector yet, or no pieces found)."""
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((120, 160, 3), 90, np.uint8))
-    code, out, err = _run(["score", "kings-breakfast", "--king", str(blank),
-                           "--player", f"Anna={blank}"], capsys)
+    code, out, err = _run(
+        ["score", "kings-breakfast", "--king", str(blank), "--player", f"Anna={blank}"], capsys
+    )
     assert code == 2 and out == "" and "blank.png" in err
 
 
@@ -120,12 +148,26 @@ def test_ci22_remaining_tiles_are_subtracted_from_the_running_scores(
     scores = tmp_path / "scores.json"
     scores.write_text(json.dumps({"Anna": 40, "Ben": 38}), encoding="utf-8")
     photo = _photo(tmp_path, "anna", ["cafe-international/joker/w", "cafe-international/italy/m"])
-    code, out, err = _run(["score", "cafe-international", "--scores", str(scores),
-                           "--player", f"Anna={photo}", "--json"], capsys)
+    code, out, err = _run(
+        [
+            "score",
+            "cafe-international",
+            "--scores",
+            str(scores),
+            "--player",
+            f"Anna={photo}",
+            "--json",
+        ],
+        capsys,
+    )
     assert code == 0, err
     result = json.loads(out)
-    assert result["players"]["Anna"] == {"total": 25, "running": 40, "penalty": 15,
-                                         "tiles": ["italy/m", "joker/w"]}
+    assert result["players"]["Anna"] == {
+        "total": 25,
+        "running": 40,
+        "penalty": 15,
+        "tiles": ["italy/m", "joker/w"],
+    }
     assert result["players"]["Ben"]["total"] == 38
     assert result["ranking"] == ["Ben", "Anna"] and result["winners"] == ["Ben"]
 
@@ -139,12 +181,16 @@ def test_ci22_photos_of_a_finished_game_give_the_engines_scores(
     while not ci.is_over(state):
         state = ci.apply(state, random_step(ci, state, rng))
     scores = tmp_path / "scores.json"
-    scores.write_text(json.dumps(dict(zip(state.players, state.points, strict=True))),
-                      encoding="utf-8")
+    scores.write_text(
+        json.dumps(dict(zip(state.players, state.points, strict=True))), encoding="utf-8"
+    )
     argv = ["score", "cafe-international", "--scores", str(scores), "--json"]
     for i, (name, hand) in enumerate(zip(state.players, state.hands, strict=True)):
         if hand:
-            argv += ["--player", f"{name}={_photo(tmp_path, name, [f'cafe-international/{t}' for t in hand], i)}"]
+            argv += [
+                "--player",
+                f"{name}={_photo(tmp_path, name, [f'cafe-international/{t}' for t in hand], i)}",
+            ]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     result = json.loads(out)
@@ -168,7 +214,10 @@ def test_dk25_kingdom_photos_give_the_engines_scores(
         state = dk.apply(state, random_step(dk, state, rng))
     argv = ["score", "dice-king", "--json"]
     for i, (name, pile) in enumerate(zip(state.players, state.kingdoms, strict=True)):
-        argv += ["--player", f"{name}={_photo(tmp_path, name, [f'dice-king/{c}' for c in pile], i)}"]
+        argv += [
+            "--player",
+            f"{name}={_photo(tmp_path, name, [f'dice-king/{c}' for c in pile], i)}",
+        ]
     code, out, err = _run(argv, capsys)
     assert code == 0, err
     result = json.loads(out)

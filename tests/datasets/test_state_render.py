@@ -36,8 +36,11 @@ def _played(module, players: list[str], steps: int, seed: int):  # type: ignore[
 
 
 def _visible(pieces) -> Counter:  # type: ignore[no-untyped-def]
-    return Counter(p.identity for p in pieces
-                   if p.kind != "board" and p.face_up and not p.group.endswith(HIDDEN))
+    return Counter(
+        p.identity
+        for p in pieces
+        if p.kind != "board" and p.face_up and not p.group.endswith(HIDDEN)
+    )
 
 
 def test_kb_layout_shows_exactly_the_offer_king_and_emeralds() -> None:
@@ -45,7 +48,7 @@ def test_kb_layout_shows_exactly_the_offer_king_and_emeralds() -> None:
     face up; the deck lies face down."""
     state = _played(kb, ["Anna", "Ben", "Cleo"], 80, 3)
     pieces = place_state("kings-breakfast", state, np.random.default_rng(0))
-    expected = Counter()
+    expected: Counter[str] = Counter()
     for food, a, b in zip(FOODS, state.offer, state.king, strict=True):
         if a + b:
             expected[f"kings-breakfast/{food}"] = a + b
@@ -85,10 +88,12 @@ def test_projected_truth_gives_detections_of_what_is_visible() -> None:
     det = detections_from_truth(records)
     assert len(det) == sum(r["target"] for r in records)
     dice = det[det.kinds == "die"]
-    assert sorted(f"{v}{c}" for v, c in zip(dice.die_values, dice.die_colours, strict=True)) == \
-        sorted(state.dice)
-    under_hand = project_pieces(place_state("dice-king", state, rng), table_camera("dice-king"),
-                                hands=[(0.0, 0.0)])
+    assert sorted(
+        f"{v}{c}" for v, c in zip(dice.die_values, dice.die_colours, strict=True)
+    ) == sorted(state.dice)
+    under_hand = project_pieces(
+        place_state("dice-king", state, rng), table_camera("dice-king"), hands=[(0.0, 0.0)]
+    )
     assert sum(r["target"] for r in under_hand) < sum(r["target"] for r in records)
 
 

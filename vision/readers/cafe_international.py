@@ -79,9 +79,13 @@ class Registration:
         return cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
 
 
-def layout_extent(layout_json: Mapping[str, Any], margin: float = 60.0) -> tuple[float, float, float, float]:
+def layout_extent(
+    layout_json: Mapping[str, Any], margin: float = 60.0
+) -> tuple[float, float, float, float]:
     """(u0, v0, u1, v1): the extent of every table, chair and stool, plus `margin`."""
-    points = [t["center"] for t in layout_json["tables"]] + [c["center"] for c in layout_json["chairs"]]
+    points = [t["center"] for t in layout_json["tables"]] + [
+        c["center"] for c in layout_json["chairs"]
+    ]
     points += list(layout_json.get("bar", {}).get("stools", []))
     array = np.asarray(points, float)
     (u0, v0), (u1, v1) = array.min(axis=0), array.max(axis=0)
@@ -89,7 +93,8 @@ def layout_extent(layout_json: Mapping[str, Any], margin: float = 60.0) -> tuple
 
 
 def register_points(
-    units: Sequence[Sequence[float]], image_px: Sequence[Sequence[float]],
+    units: Sequence[Sequence[float]] | np.ndarray,
+    image_px: Sequence[Sequence[float]] | np.ndarray,
     extent_units: tuple[float, float, float, float],
 ) -> Registration:
     """A registration from 4+ matching points (board units ↔ image pixels).
@@ -178,7 +183,7 @@ def register_companion_board(
     return register_points(src, dst, layout_extent(layout_json, config.board_margin))
 
 
-# --- printed boards: corners remembered per layout --------------------------------------------------
+# --- printed boards: corners remembered per layout ------------------------------------------------
 
 
 def board_corners_file(layout_name: str, home: Path | None = None) -> Path:
@@ -187,7 +192,9 @@ def board_corners_file(layout_name: str, home: Path | None = None) -> Path:
 
 
 def save_board_corners(
-    layout_name: str, corners_px: Sequence[Sequence[float]], frame_size: tuple[int, int],
+    layout_name: str,
+    corners_px: Sequence[Sequence[float]],
+    frame_size: tuple[int, int],
     home: Path | None = None,
 ) -> Path:
     """Remember the four corners (clockwise from top left, image px) the user gave for a layout."""
@@ -196,8 +203,11 @@ def save_board_corners(
         raise ValueError(f"board corners must be 4 [x, y] points, got shape {corners.shape}")
     path = board_corners_file(layout_name, home)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"layout": layout_name, "frame_size": list(frame_size),
-            "corners": (corners / np.array(frame_size, float)).tolist()}
+    data = {
+        "layout": layout_name,
+        "frame_size": list(frame_size),
+        "corners": (corners / np.array(frame_size, float)).tolist(),
+    }
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(data, handle)
@@ -217,7 +227,8 @@ def load_board_corners(
 
 
 def register_printed_board(
-    corners_px: Sequence[Sequence[float]], layout_json: Mapping[str, Any],
+    corners_px: Sequence[Sequence[float]] | np.ndarray,
+    layout_json: Mapping[str, Any],
     config: CafeReaderConfig | None = None,
 ) -> Registration:
     """Register a printed board from its four corners (clockwise from the top left) in the image:
@@ -228,7 +239,7 @@ def register_printed_board(
     return register_points(units, corners_px, (u0, v0, u1, v1))
 
 
-# --- reading -----------------------------------------------------------------------------------------
+# --- reading --------------------------------------------------------------------------------------
 
 
 def _layout_points(layout: Layout, layout_json: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -307,7 +318,9 @@ def read_table(
                 problems.append(f"two tiles on chair {layout.chairs[chair].id}")
             seated[chair] = tile
         else:
-            problems.append(f"a tile ({tile}) lies between chairs at board units ({u:.0f}, {v:.0f})")
+            problems.append(
+                f"a tile ({tile}) lies between chairs at board units ({u:.0f}, {v:.0f})"
+            )
     bar = [stools[i] for i in sorted(stools)]
     if sorted(stools) != list(range(len(stools))):
         problems.append("the bar has a gap: stools are filled in order (CI-14)")

@@ -57,7 +57,9 @@ def read_table(
         places.setdefault(zone, []).append(str(identity)[len(PREFIX) :])
     for zone, cards in sorted(places.items()):
         if len(cards) > 1 and zone != "dice":
-            problems.append(f"{len(cards)} face-up cards in the {zone} zone: {', '.join(sorted(cards))}")
+            problems.append(
+                f"{len(cards)} face-up cards in the {zone} zone: {', '.join(sorted(cards))}"
+            )
     if len(dice) > 6:
         problems.append(f"{len(dice)} dice in the rolling area (there are 6)")
 
@@ -65,8 +67,10 @@ def read_table(
         cards = places.get(zone, [])
         return cards[0] if cards else None
 
-    seen = {"zones": {zone: sorted(cards) for zone, cards in sorted(places.items())},
-            "dice": sorted(dice)}
+    seen = {
+        "zones": {zone: sorted(cards) for zone, cards in sorted(places.items())},
+        "dice": sorted(dice),
+    }
     if problems:
         return Reading(None, tuple(dict.fromkeys(problems)), seen)
     observation = Observation(

@@ -28,7 +28,9 @@ def card_centres(detections: Detections) -> np.ndarray:
     corners = detections.corners_px
     centres = corners.mean(axis=1) if len(detections) else np.zeros((0, 2), np.float32)
     boxes = detections.boxes_xyxy
-    box_centres = np.column_stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2])
+    box_centres = np.column_stack(
+        [(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2]
+    )
     missing = ~np.all(np.isfinite(centres), axis=1) if len(detections) else np.zeros(0, bool)
     centres = np.where(missing[:, None], box_centres, centres) if len(detections) else centres
     return centres
@@ -46,7 +48,9 @@ def read_table(
     zones = zones or default_zones(GAME)
     cards = detections[detections.kinds == "card"]
     where = zones.zone_of(card_centres(cards), frame_size)
-    counts: dict[str, Counter[str]] = {z: Counter() for z in ("offer", "king", "emeralds", "reveal")}
+    counts: dict[str, Counter[str]] = {
+        z: Counter() for z in ("offer", "king", "emeralds", "reveal")
+    }
     problems: list[str] = []
     for zone, identity in zip(where, cards.identities, strict=True):
         if zone is None:
@@ -98,8 +102,10 @@ def read_spread(
             problems.append(f"an emerald card in the {what}: the king's area holds food only")
         else:
             counts[str(identity)[len(PREFIX) :]] += 1
-    seen = {"cards": dict(sorted(counts.items())), "unidentified": sum(
-        1 for i in cards.identities if i is None)}
+    seen = {
+        "cards": dict(sorted(counts.items())),
+        "unidentified": sum(1 for i in cards.identities if i is None),
+    }
     return Reading(None if problems else dict(counts), tuple(dict.fromkeys(problems)), seen)
 
 

@@ -21,7 +21,9 @@ class PhotoError(ValueError):
     """A photo that cannot be read or turned into detections."""
 
 
-def detections_from_json(data: Any, where: str = "detections") -> tuple[Detections, tuple[int, int]]:
+def detections_from_json(
+    data: Any, where: str = "detections"
+) -> tuple[Detections, tuple[int, int]]:
     """The `detect --json` object of one image → (Detections, (width, height)).
 
     Raises:
@@ -48,7 +50,9 @@ def detections_from_json(data: Any, where: str = "detections") -> tuple[Detectio
             if obj.get("corners") is not None:
                 corners[i] = np.asarray(obj["corners"], np.float32)
         except (KeyError, TypeError, ValueError):
-            raise PhotoError(f"{where}.objects[{i}] needs a kind and a box [x1, y1, x2, y2]") from None
+            raise PhotoError(
+                f"{where}.objects[{i}] needs a kind and a box [x1, y1, x2, y2]"
+            ) from None
         values.append(int(obj.get("value") or 0))
         colours.append(obj.get("colour"))
         identities.append(obj.get("identity"))
@@ -106,8 +110,6 @@ def photo_detections(path: str) -> tuple[Detections, tuple[int, int]]:
     except ValueError as error:
         raise PhotoError(f"photo {path!r}: {error}") from None
     return detections, (int(frame.shape[1]), int(frame.shape[0]))
-
-
 
 
 def parse_player_photos(values: list[str] | None) -> dict[str, str]:

@@ -100,10 +100,9 @@ def test_ci8_nothing_explains_a_guest_at_a_foreign_table() -> None:
     tile = state.hands[0][0]
     nationality = tile.split("/")[0]
     chair = next(
-        i for i, nats in enumerate(state.layout.chair_nationalities)
-        if nationality not in nats
+        i for i, nats in enumerate(state.layout.chair_nationalities) if nationality not in nats
     )
-    seated = list(observe(state).seated)
+    seated: list[str | None] = list(observe(state).seated)
     seated[chair] = tile
     seen = Observation(tuple(seated), state.bar, observe(state).hands)
     assert explain(state, seen) == []
@@ -112,7 +111,7 @@ def test_ci8_nothing_explains_a_guest_at_a_foreign_table() -> None:
 def test_ci2_check_observation_reports_every_problem_at_once() -> None:
     """CI-2, CI-3, CI-14: unknown tiles, too many of a kind, jokers at the bar, wrong size."""
     layout = ci.reference_layout()
-    seated = [None] * len(layout.chairs)
+    seated: list[str | None] = [None] * len(layout.chairs)
     seated[0] = "atlantis/w"
     for i in range(1, 6):
         seated[i] = "italy/w"

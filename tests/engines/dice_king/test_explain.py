@@ -115,8 +115,9 @@ def test_dk8_resting_dice_after_a_take_are_not_a_new_roll() -> None:
     while dk.is_chance_node(after) and after.phase is not Phase.ROLL:  # the refill only
         after = dk.apply(after, random_step(dk, after, rng))
     seen = observe(after)
-    resting = Observation(seen.row, seen.village_tops, seen.penalty_top, state.dice,
-                          seen.kingdom_tops)
+    resting = Observation(
+        seen.row, seen.village_tops, seen.penalty_top, state.dice, seen.kingdom_tops
+    )
     found = explain_states(state, resting)
     assert [_key(s) for _, s in found] == [_key(after)]
     assert not any(isinstance(a, RollDie) for a in found[0][0])

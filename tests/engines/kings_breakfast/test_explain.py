@@ -75,10 +75,16 @@ def test_kb12_a_drawn_emerald_is_shown_then_laid_down() -> None:
 def test_kb13_an_emerald_used_removes_two_of_the_kings_foods() -> None:
     """KB-13: an Emerald and two foods of the king's area leave the table together."""
     base = _dealt()
-    before = base.__class__(**{**base.__dict__, "king": _counts(cheese=2, bread=1),
-                               "emeralds_on_table": 1,
-                               "deck": tuple(d - (1 if i in (1, 2) else 0) - (i == 2)
-                                             for i, d in enumerate(base.deck))})
+    before = base.__class__(
+        **{
+            **base.__dict__,
+            "king": _counts(cheese=2, bread=1),
+            "emeralds_on_table": 1,
+            "deck": tuple(
+                d - (1 if i in (1, 2) else 0) - (i == 2) for i, d in enumerate(base.deck)
+            ),
+        }
+    )
     after = kb.apply(before, kb.UseEmerald(("cheese", "bread")))
     assert explain(before, observe(after)) == [(kb.UseEmerald(("cheese", "bread")),)]
 
@@ -88,8 +94,9 @@ def test_kb15_the_rest_of_the_offer_goes_to_the_king_at_the_round_end() -> None:
     rng = random.Random(4)
     state = _dealt(seed=4)
     while state.acted < state.n_players - 1:
-        state = kb.apply(state, TakePile(next(f for f, n in zip(kb.FOODS, state.offer,
-                                                                 strict=True) if n)))
+        state = kb.apply(
+            state, TakePile(next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n))
+        )
     food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
     after = kb.apply(state, TakePile(food))
     assert after.phase == Phase.DEAL and sum(after.offer) == 0

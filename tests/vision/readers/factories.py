@@ -9,12 +9,25 @@ import numpy as np
 from vision.detections import Detections
 
 
-def piece(kind: str, centre: Sequence[float], identity: str | None = None, *,
-          half: float = 10.0, value: int = 0, colour: str | None = None) -> dict:
+def piece(
+    kind: str,
+    centre: Sequence[float],
+    identity: str | None = None,
+    *,
+    half: float = 10.0,
+    value: int = 0,
+    colour: str | None = None,
+) -> dict:
     """One detection record: an axis-aligned square of side 2 × `half` px around `centre`."""
     x, y = centre
-    return {"kind": kind, "centre": (float(x), float(y)), "identity": identity, "half": half,
-            "value": value, "colour": colour}
+    return {
+        "kind": kind,
+        "centre": (float(x), float(y)),
+        "identity": identity,
+        "half": half,
+        "value": value,
+        "colour": colour,
+    }
 
 
 def detections(pieces: Sequence[dict]) -> Detections:
@@ -27,8 +40,7 @@ def detections(pieces: Sequence[dict]) -> Detections:
         boxes[i] = (x - h, y - h, x + h, y + h)
         if p["kind"] != "die":
             corners[i] = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
-    det = Detections.from_boxes(boxes, np.ones(n, np.float32), [p["kind"] for p in pieces],
-                                corners)
+    det = Detections.from_boxes(boxes, np.ones(n, np.float32), [p["kind"] for p in pieces], corners)
     ids = np.empty(n, dtype=object)
     ids[:] = [p["identity"] for p in pieces]
     cols = np.empty(n, dtype=object)

@@ -25,8 +25,10 @@ from vision.readers.cafe_international import (
 )
 
 LAYOUT_JSON = json.loads(
-    (Path(__file__).resolve().parents[3] / "engines/cafe_international/data/reference_layout.json")
-    .read_text(encoding="utf-8")
+    (
+        Path(__file__).resolve().parents[3]
+        / "engines/cafe_international/data/reference_layout.json"
+    ).read_text(encoding="utf-8")
 )
 LAYOUT = ci.reference_layout()
 SIZE = (1000, 800)
@@ -50,9 +52,11 @@ def _chair(chair_id: str) -> tuple[float, float]:
 def test_ci3_tiles_sit_on_their_chairs_and_stools() -> None:
     """CI-3, CI-14: a tile near a chair sits on it; near a stool, at the bar (in stool order)."""
     stools = LAYOUT_JSON["bar"]["stools"]
-    tiles = [_at_units(*_chair("C01"), "cafe-international/china/w"),
-             _at_units(stools[0][0] + 3, stools[0][1], "cafe-international/italy/m"),
-             _at_units(stools[1][0], stools[1][1] - 2, "cafe-international/uk/w")]
+    tiles = [
+        _at_units(*_chair("C01"), "cafe-international/china/w"),
+        _at_units(stools[0][0] + 3, stools[0][1], "cafe-international/italy/m"),
+        _at_units(stools[1][0], stools[1][1] - 2, "cafe-international/uk/w"),
+    ]
     reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON)
     assert reading.ok
     assert reading.observation.seated_by_chair(LAYOUT) == {"C01": "china/w"}
@@ -63,19 +67,22 @@ def test_ci3_tiles_sit_on_their_chairs_and_stools() -> None:
 def test_ci6_tiles_beside_the_board_are_the_players_face_up_hands() -> None:
     """CI-6: hands lie face up beside the board, one side per player."""
     u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
-    tiles = [_at_units((u0 + u1) / 2, v1 + 40, "cafe-international/cuba/w"),
-             _at_units((u0 + u1) / 2, v0 - 40, "cafe-international/joker/m")]
-    reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON,
-                         n_players=2)
+    tiles = [
+        _at_units((u0 + u1) / 2, v1 + 40, "cafe-international/cuba/w"),
+        _at_units((u0 + u1) / 2, v0 - 40, "cafe-international/joker/m"),
+    ]
+    reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=2)
     assert reading.ok and reading.observation.hands == (("cuba/w",), ("joker/m",))
 
 
 def test_ci9_two_tiles_on_a_chair_and_a_tile_between_chairs_are_problems() -> None:
     """CI-9: one guest per chair; a tile that is on no chair is not placed by guess."""
     x, y = _chair("C01")
-    tiles = [_at_units(x, y, "cafe-international/china/w"),
-             _at_units(x + 2, y, "cafe-international/china/m"),
-             _at_units(x + 30, y + 30, "cafe-international/uk/m")]
+    tiles = [
+        _at_units(x, y, "cafe-international/china/w"),
+        _at_units(x + 2, y, "cafe-international/china/m"),
+        _at_units(x + 30, y + 30, "cafe-international/uk/m"),
+    ]
     reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON)
     assert reading.observation is None
     assert "two tiles on chair C01" in reading.problems
@@ -85,7 +92,7 @@ def test_ci9_two_tiles_on_a_chair_and_a_tile_between_chairs_are_problems() -> No
 def test_ci14_a_gap_at_the_bar_is_a_problem() -> None:
     """CI-14: bar stools are filled in order."""
     stools = LAYOUT_JSON["bar"]["stools"]
-    tiles = [_at_units(*stools[1], "cafe-international/uk/w")]
+    tiles = [_at_units(stools[1][0], stools[1][1], "cafe-international/uk/w")]
     reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON)
     assert reading.problems == ("the bar has a gap: stools are filled in order (CI-14)",)
 
@@ -95,12 +102,14 @@ def test_printed_board_corners_are_remembered_per_layout(tmp_path: Path) -> None
     corners = [[100, 80], [900, 90], [920, 700], [80, 690]]
     save_board_corners("my-board", corners, SIZE, tmp_path)
     loaded = load_board_corners("my-board", SIZE, tmp_path)
+    assert loaded is not None
     np.testing.assert_allclose(loaded, corners, atol=1e-6)
     assert load_board_corners("other", SIZE, tmp_path) is None
     registration = register_printed_board(loaded, LAYOUT_JSON)
     u0, v0, _, _ = registration.extent_units
-    np.testing.assert_allclose(registration.image_to_units(np.array([[100.0, 80.0]]))[0],
-                               (u0, v0), atol=1e-6)
+    np.testing.assert_allclose(
+        registration.image_to_units(np.array([[100.0, 80.0]]))[0], (u0, v0), atol=1e-6
+    )
     with pytest.raises(RegistrationError, match="needs 4 matching points"):
         register_points([[0, 0]], [[1, 1]], (0, 0, 1, 1))
 
@@ -119,11 +128,17 @@ def test_ci3_the_companion_board_is_registered_from_its_markers() -> None:
     image, truth = _rendered_board()
     assert len(find_markers(image)) >= 2
     registration = register_companion_board(image, LAYOUT_JSON)
-    from datasets.render.layouts import board_unit_to_local_mm
     from datasets.render.camera import look_at_table
+    from datasets.render.layouts import board_unit_to_local_mm
 
-    camera = look_at_table(1280, 960, **{k: truth["camera"][k] for k in (
-        "target_mm", "distance_mm", "tilt_deg", "azimuth_deg", "roll_deg", "hfov_deg")})
+    camera = look_at_table(
+        1280,
+        960,
+        **{
+            k: truth["camera"][k]
+            for k in ("target_mm", "distance_mm", "tilt_deg", "azimuth_deg", "roll_deg", "hfov_deg")
+        },
+    )
     units = np.array([c["center"] for c in LAYOUT_JSON["chairs"][:5]], float)
     mm = board_unit_to_local_mm(units)
     expected = camera.project(np.column_stack([mm, np.full(len(mm), 1.5)]))
@@ -140,7 +155,9 @@ def test_a_photo_without_the_board_cannot_be_registered() -> None:
 
 def test_ci22_a_spread_of_remaining_tiles_is_listed() -> None:
     """CI-22: the remaining tiles of a player, for the penalty."""
-    tiles = [piece("tile", (50 * i + 40, 60), f"cafe-international/{t}")
-             for i, t in enumerate(["joker/w", "italy/m"])]
+    tiles = [
+        piece("tile", (50 * i + 40, 60), f"cafe-international/{t}")
+        for i, t in enumerate(["joker/w", "italy/m"])
+    ]
     assert read_spread(detections(tiles)).observation == ["italy/m", "joker/w"]
     assert read_spread(detections([])).problems == ("no tiles found in the photo",)

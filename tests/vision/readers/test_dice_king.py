@@ -15,14 +15,20 @@ def _card(zone: str, card: str) -> dict:
 
 
 def _die(value: int, colour: str | None, shift: float) -> dict:
-    return piece("die", zone_point(ZONES, "dice", SIZE, shift), value=value, colour=colour,
-                 half=4.0)
+    return piece(
+        "die", zone_point(ZONES, "dice", SIZE, shift), value=value, colour=colour, half=4.0
+    )
 
 
 def test_dk6_dk8_the_table_is_read_slot_by_slot() -> None:
     """DK-6, DK-8, DK-10: row slots, village tops, the penalty top, the dice and kingdoms."""
-    cards = [_card("row:0", "snob-1"), _card("row:4", "elf-2"), _card("village:0",
-             "village-city-2"), _card("penalty", "penalty-3"), _card("kingdom:1", "orc-1")]
+    cards = [
+        _card("row:0", "snob-1"),
+        _card("row:4", "elf-2"),
+        _card("village:0", "village-city-2"),
+        _card("penalty", "penalty-3"),
+        _card("kingdom:1", "orc-1"),
+    ]
     dice = [_die(5, "r", -0.3), _die(2, "g", 0.0), _die(6, "b", 0.3)]
     reading = read_table(detections(cards + dice), SIZE, 2, ZONES)
     assert reading.ok

@@ -14,10 +14,22 @@ from vision.readers.photos import (
     photo_detections,
 )
 
-DETECT = {"image": "a.jpg", "width": 640, "height": 480, "objects": [
-    {"kind": "die", "box": [1, 2, 11, 12], "score": 0.98, "value": 5, "colour": "r"},
-    {"kind": "card", "box": [10, 10, 50, 80], "corners": [[10, 10], [50, 10], [50, 80], [10, 80]],
-     "score": 0.95, "identity": "kings-breakfast/cheese", "identity_score": 0.91}]}
+DETECT = {
+    "image": "a.jpg",
+    "width": 640,
+    "height": 480,
+    "objects": [
+        {"kind": "die", "box": [1, 2, 11, 12], "score": 0.98, "value": 5, "colour": "r"},
+        {
+            "kind": "card",
+            "box": [10, 10, 50, 80],
+            "corners": [[10, 10], [50, 10], [50, 80], [10, 80]],
+            "score": 0.95,
+            "identity": "kings-breakfast/cheese",
+            "identity_score": 0.91,
+        },
+    ],
+}
 
 
 def test_detect_json_reads_back_into_detections(tmp_path: Path) -> None:
@@ -48,8 +60,7 @@ def test_bad_photos_are_refused_with_the_photo_named(tmp_path: Path) -> None:
 
 def test_player_photo_options_are_parsed_in_order() -> None:
     """NAME=IMG, each name once."""
-    assert parse_player_photos(["Anna=a.jpg", "Ben = b.json"]) == {"Anna": "a.jpg",
-                                                                   "Ben": "b.json"}
+    assert parse_player_photos(["Anna=a.jpg", "Ben = b.json"]) == {"Anna": "a.jpg", "Ben": "b.json"}
     with pytest.raises(PhotoError, match="NAME=IMG"):
         parse_player_photos(["Anna"])
     with pytest.raises(PhotoError, match="given twice"):
