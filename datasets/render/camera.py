@@ -8,6 +8,7 @@ image; `Camera.distort_image` then bends it with the lens, and `Camera.project` 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -109,9 +110,8 @@ class Camera:
 
     def distortion_maps(self) -> tuple[np.ndarray, np.ndarray]:
         """`cv2.remap` maps (float32) that bend a pinhole image into the distorted image."""
-        ys, xs = np.mgrid[0 : self.height, 0 : self.width].astype(np.float32)
+        dx, dy = _centred_grid(self.width, self.height)
         cx, cy = self.width / 2.0, self.height / 2.0
-        dx, dy = xs - cx, ys - cy
         rho2 = (dx * dx + dy * dy) / np.float32(self.focal_px**2)
         factor = self._radial(rho2).astype(np.float32)
         return (dx * factor + cx).astype(np.float32), (dy * factor + cy).astype(np.float32)
@@ -122,6 +122,15 @@ class Camera:
             return image
         map_x, map_y = self.distortion_maps()
         return cv2.remap(image, map_x, map_y, interpolation, borderMode=cv2.BORDER_REFLECT)
+
+
+@functools.lru_cache(maxsize=4)
+def _centred_grid(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    dx, dy = xs - np.float32(width / 2.0), ys - np.float32(height / 2.0)
+    dx.setflags(write=False)
+    dy.setflags(write=False)
+    return dx, dy
 
 
 def look_at_table(

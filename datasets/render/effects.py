@@ -88,10 +88,13 @@ _NOISE_LEVELS = 16.0
 
 def _noise(width: int, height: int, offset: tuple[int, int]) -> np.ndarray:
     bank = _noise_bank()
+    if width <= _NOISE_SIZE and height <= _NOISE_SIZE:  # a crop of the bank (no copy)
+        x = offset[0] % (_NOISE_SIZE - width + 1)
+        y = offset[1] % (_NOISE_SIZE - height + 1)
+        return bank[y : y + height, x : x + width]
     reps_y = math.ceil((height + offset[1]) / _NOISE_SIZE)
     reps_x = math.ceil((width + offset[0]) / _NOISE_SIZE)
-    if reps_x > 1 or reps_y > 1:
-        bank = np.tile(bank, (reps_y, reps_x, 1))
+    bank = np.tile(bank, (reps_y, reps_x, 1))
     return bank[offset[1] : offset[1] + height, offset[0] : offset[0] + width]
 
 
