@@ -17,6 +17,7 @@ from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
+from kivy.metrics import sp
 from kivy.properties import StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.filechooser import FileChooserListView
@@ -32,7 +33,8 @@ from companion_app.app.table import TableScreen
 from companion_app.app.widgets import BigButton
 from companion_app.i18n import Translator
 from companion_app.live import LiveLoop, Perceive, no_perception
-from companion_app.viewmodels.describe import game_name
+from companion_app.viewmodels.corrections import CorrectionsViewModel
+from companion_app.viewmodels.describe import game_name, identity_text
 from companion_app.viewmodels.history import HistoryViewModel
 from companion_app.viewmodels.home import HomeViewModel
 from companion_app.viewmodels.scoring import scoring_for
@@ -102,6 +104,9 @@ class TableCompanionApp(App):
         self._shown_index = -1
         self._result_index = -1
         self._demo_rng = random.Random(7)
+        self.corrections: CorrectionsViewModel | None = None
+        self._seen: Any = None  # the latest perception result, corrections applied
+        self._seen_size = (0, 0)
         self._demo_left = 0
 
     # ---- Kivy hooks ---
@@ -192,6 +197,7 @@ class TableCompanionApp(App):
 
     def _use_session(self, session: GameSession) -> None:
         self.session = session
+        self.corrections = CorrectionsViewModel(session.game)
         self.table_vm = TableViewModel(session, self.translator)
         ids = self.root_view.ids
         ids.table.bind_vm(self.table_vm)
@@ -305,6 +311,39 @@ class TableCompanionApp(App):
         if self.live is not None:
             self.live.set_paused(table.paused)
 
+    def correct_at(self, x_px: float, y_px: float) -> bool:
+        """Offer the candidates of the piece at a frame point; returns whether a piece is there."""
+        corrections = self.corrections
+        if corrections is None:
+            return False
+        index = corrections.object_at(self._seen, x_px, y_px)
+        if index is None:
+            return False
+        seen = self._seen
+        box = BoxLayout(orientation="vertical", spacing=8)
+        popup = Popup(
+            title=self.tr("table.correct"),
+            title_size=sp(theme.FONT_LARGE),
+            content=box,
+            size_hint=(0.6, 0.9),
+        )
+        for identity in corrections.candidates(seen, index):
+            button = BigButton(text=identity_text(self.translator, identity))
+
+            def choose(_button: Any, identity: str = identity) -> None:
+                corrections.correct(seen, index, identity)
+                self._seen = corrections.apply(seen)
+                self.root_view.ids.table.show_result(self._seen, self._seen_size)
+                popup.dismiss()
+
+            button.bind(on_release=choose)
+            box.add_widget(button)
+        cancel = BigButton(text=self.tr("settings.cancel"))
+        cancel.bind(on_release=lambda *_: popup.dismiss())
+        box.add_widget(cancel)
+        popup.open()
+        return True
+
     def choose_path(self, kind: str) -> None:
         """A file chooser for a video file (`kind` "video") or an image folder ("folder")."""
         settings = self.settings_vm.settings
@@ -351,7 +390,11 @@ class TableCompanionApp(App):
             result = live.latest_result()
             if result is not None and result.frame_index != self._result_index:
                 self._result_index = result.frame_index
-                table.show_result(result.value, (frame.shape[1], frame.shape[0]))
+                self._seen = (
+                    self.corrections.apply(result.value) if self.corrections else result.value
+                )
+                self._seen_size = (frame.shape[1], frame.shape[0])
+                table.show_result(self._seen, self._seen_size)
 
     def _tick_status(self, _dt: float) -> None:
         table = self.root_view.ids.table

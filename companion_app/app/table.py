@@ -7,6 +7,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from kivy.app import App
 from kivy.graphics import Color, Line
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
@@ -75,10 +76,13 @@ class OverlayLayer(Widget):
 
     hook: OverlayHook = staticmethod(draw_detections)  # type: ignore[assignment]
 
+    _mapping: tuple[tuple[int, int], tuple[float, ...]] | None = None
+
     def redraw(self, result: Any, frame_size: tuple[int, int], shown: tuple[float, ...]) -> None:
         """Redraw for `result` on a frame of `frame_size` (w, h) shown at `shown` (x, y, w, h)."""
         self.canvas.clear()
         self.clear_widgets()
+        self._mapping = (frame_size, shown)
         if result is None:
             return
         width, height = frame_size
@@ -88,6 +92,22 @@ class OverlayLayer(Widget):
             return x0 + x / width * shown_w, y0 + (height - y) / height * shown_h
 
         self.hook(result, self, to_widget)
+
+    def frame_point(self, x: float, y: float) -> tuple[float, float] | None:
+        """Window point → frame pixels (None when outside the shown frame)."""
+        if self._mapping is None:
+            return None
+        (width, height), (x0, y0, shown_w, shown_h) = self._mapping
+        if not (x0 <= x <= x0 + shown_w and y0 <= y <= y0 + shown_h) or shown_w <= 0:
+            return None
+        return (x - x0) / shown_w * width, height - (y - y0) / shown_h * height
+
+    def on_touch_down(self, touch: Any) -> bool:
+        """A tap on a recognised piece asks the app to correct it (the piece's candidates)."""
+        point = self.frame_point(*touch.pos) if self.collide_point(*touch.pos) else None
+        if point is not None and App.get_running_app().correct_at(*point):
+            return True
+        return bool(super().on_touch_down(touch))
 
 
 class TableScreen(Screen):

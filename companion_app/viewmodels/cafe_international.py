@@ -110,7 +110,7 @@ class CafePanel(PanelViewModel):
         t = self.tr.t
         state = self.session.state
         entries = [scored_to_json(state, scored) for scored in advice]
-        player = next(
+        player: dict[str, Any] = next(
             (
                 p
                 for p in self.session.view.get("players", [])

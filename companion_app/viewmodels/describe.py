@@ -74,9 +74,26 @@ def describe_action(tr: Translator, game: str, data: dict[str, Any]) -> str:
     return f"{kind.replace('_', ' ')} {rest}".strip()
 
 
+def identity_text(tr: Translator, identity: str) -> str:
+    """A recognised piece's identity as text: ``kings-breakfast/cheese`` → ``cheese``,
+    ``cafe-international/italy/w`` → ``Italy ♀``, a die ``5r`` → ``5 red``."""
+    game, _, piece = identity.partition("/")
+    if not piece:
+        value, colour = identity[:-1], identity[-1:]
+        return f"{value} {_piece(tr, colour)}" if value.isdigit() else identity
+    return describe_value(tr, piece)
+
+
 def game_name(tr: Translator, game: str) -> str:
     """The game's name in the current language (its local edition's name)."""
     return tr.t(f"game.{game}")
 
 
-__all__ = ["action_kind", "describe_action", "describe_tile", "describe_value", "game_name"]
+__all__ = [
+    "action_kind",
+    "describe_action",
+    "describe_tile",
+    "describe_value",
+    "game_name",
+    "identity_text",
+]
