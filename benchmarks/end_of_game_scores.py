@@ -9,7 +9,9 @@ because the real detector is not available yet; the readers and the scoring are 
 
 ``--render`` renders every photo with the scene renderer and takes its truth records (a piece is
 detected when the renderer marks it a target: enough of it visible); without it the layouts are
-projected through the camera without drawing (fast). Prints one line per game: tables, exactly
+projected through the camera without drawing (fast); it also renders a mid-game Café table per
+seed and registers the board from its markers in the pixels (the real registration). Prints one
+line per game: tables, exactly
 right %, refused (a problem reported, no score), wrong (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render] [--csv FILE]
@@ -141,6 +143,44 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
 GAMES = {"kings-breakfast": kb_table, "cafe-international": ci_table, "dice-king": dk_table}
 
 
+def ci_registration(seed: int) -> tuple[str, float]:
+    """Render a Café table mid-game (1280 × 960, eval effects) and register the board from its
+    ArUco markers; the chairs are then compared with where the camera really put them."""
+    import json
+
+    from datasets.render.camera import look_at_table
+    from datasets.render.layouts import board_unit_to_local_mm
+    from datasets.state_render import render_state
+
+    rng = random.Random(seed)
+    state = ci.new_game(list(NAMES[: 2 + seed % 3]))
+    for _ in range(rng.randrange(10, 80)):
+        if ci.is_over(state):
+            break
+        state = ci.apply(state, random_step(ci, state, rng))
+    while ci.is_chance_node(state) and not ci.is_over(state):
+        state = ci.apply(state, random_step(ci, state, rng))
+    image, truth = render_state("cafe-international", state, seed, size=(1280, 960))
+    layout_json = json.loads(
+        (
+            Path(__file__).resolve().parents[1] / "engines/cafe_international/data/"
+            "reference_layout.json"
+        ).read_text(encoding="utf-8")
+    )
+    try:
+        registration = ci_reader.register_companion_board(image, layout_json)
+    except ci_reader.RegistrationError:
+        return "refused", float("nan")
+    keys = ("target_mm", "distance_mm", "tilt_deg", "azimuth_deg", "roll_deg", "hfov_deg")
+    camera = look_at_table(1280, 960, **{k: truth["camera"][k] for k in keys})
+    units = np.array([c["center"] for c in layout_json["chairs"]], float)
+    mm = board_unit_to_local_mm(units)
+    expected = camera.project(np.column_stack([mm, np.full(len(mm), 3.7)]))
+    got = registration.homography @ np.column_stack([units, np.ones(len(units))]).T
+    error = float(np.abs((got[:2] / got[2]).T - expected).max())
+    return ("right" if error < 6.0 else "wrong"), error
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200, help="tables per game")
@@ -171,6 +211,15 @@ def main() -> None:
             f"{game:<20} tables {total:>4}  exactly right {100 * counts['right'] / total:6.2f} %"
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
+        )
+    if args.render and "cafe-international" in args.games:
+        start = time.perf_counter()
+        outcomes = [ci_registration(SEED_BASE + k)[0] for k in range(args.tables)]
+        print(
+            f"{'café board markers':<20} tables {args.tables:>4}  registered right "
+            f"{100 * outcomes.count('right') / args.tables:6.2f} %  refused "
+            f"{outcomes.count('refused'):>3}  wrong {outcomes.count('wrong'):>3}"
+            f"  (rendered pixels, real ArUco detection)  {time.perf_counter() - start:6.1f} s"
         )
     if args.csv:
         with args.csv.open("w", newline="", encoding="utf-8") as handle:
