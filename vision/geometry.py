@@ -110,7 +110,9 @@ def clip_polygon_to_rect(
         if not poly:
             break
 
-        def inside(p: tuple[float, float], a: int = axis, b: float = bound, g: bool = keep_greater):
+        def inside(
+            p: tuple[float, float], a: int = axis, b: float = bound, g: bool = keep_greater
+        ) -> bool:
             return p[a] >= b if g else p[a] <= b
 
         clipped: list[tuple[float, float]] = []

@@ -22,7 +22,9 @@ def fixed(points: np.ndarray, offset: tuple[float, float] = (0.0, 0.0)) -> np.nd
     return np.round(pts * _ONE).astype(np.int32).reshape(-1, 1, 2)
 
 
-def roi(points: np.ndarray, width: int, height: int, margin: float = 1.0):
+def roi(
+    points: np.ndarray, width: int, height: int, margin: float = 1.0
+) -> tuple[int, int, int, int] | None:
     """Integer region (x0, y0, x1, y1) around `points` clipped to the image, or None if empty."""
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     if not np.all(np.isfinite(pts)):

@@ -38,7 +38,9 @@ def _shade(colour: tuple[float, ...] | list[float], factor: float) -> tuple[floa
     return tuple(float(min(255.0, c * factor)) for c in colour[:3])  # type: ignore[return-value]
 
 
-def _cast(camera: Camera, light: Light, footprint_mm: np.ndarray, height: float, z0: float = 0.0):
+def _cast(
+    camera: Camera, light: Light, footprint_mm: np.ndarray, height: float, z0: float = 0.0
+) -> np.ndarray:
     """Image polygon of the shadow of a prism standing on `footprint_mm` to `height`."""
     dx, dy = light.shadow_offset(height)
     pts = np.vstack([footprint_mm, footprint_mm + (dx, dy)])
@@ -183,7 +185,9 @@ def sample_distractor(
 
 
 # --- drawers
-def _draw_coin(image, ids, camera, light, d: Distractor) -> None:
+def _draw_coin(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     c, r, t = p["centre"], p["radius"], p["thickness"]
     z0 = d.z_mm
@@ -203,7 +207,9 @@ def _draw_coin(image, ids, camera, light, d: Distractor) -> None:
     _raster.fill_ids(ids, body, -1)
 
 
-def _draw_pen(image, ids, camera, light, d: Distractor) -> None:
+def _draw_pen(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     a = math.radians(p["yaw"])
     axis = np.array([math.cos(a), math.sin(a)])
@@ -268,7 +274,9 @@ def _pad_texture(seed: int, w: int, h: int) -> np.ndarray:
     return img
 
 
-def _draw_pad(image, ids, camera, light, d: Distractor) -> None:
+def _draw_pad(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     w, h = p["size"]
     a = math.radians(p["yaw"])
@@ -299,7 +307,9 @@ def _draw_pad(image, ids, camera, light, d: Distractor) -> None:
     _raster.fill_ids(ids, sides, -1)
 
 
-def _draw_cup(image, ids, camera, light, d: Distractor) -> None:
+def _draw_cup(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     c, r, hgt = p["centre"], p["radius"], p["height"]
     bottom = _circle(c, r * 0.85, 0.0)
@@ -330,7 +340,9 @@ def _draw_cup(image, ids, camera, light, d: Distractor) -> None:
     _raster.fill_ids(ids, rim, -1)
 
 
-def _draw_cable(image, ids, camera, light, d: Distractor) -> None:
+def _draw_cable(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     pts = np.array(p["points"], np.float64)
     # smooth the control polygon (Chaikin) for a natural curve
@@ -375,7 +387,9 @@ def tray_floor_height(d: Distractor) -> float:
     return 3.0
 
 
-def _draw_tray(image, ids, camera, light, d: Distractor) -> None:
+def _draw_tray(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     w, h = p["size"]
     a = math.radians(p["yaw"])
@@ -414,7 +428,9 @@ def _draw_tray(image, ids, camera, light, d: Distractor) -> None:
     _raster.fill_ids(ids, body, -1)
 
 
-def _draw_hand(image, ids, camera, light, d: Distractor) -> None:
+def _draw_hand(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
     p = d.params
     h, w = image.shape[:2]
     tx, ty = p["target"]

@@ -50,7 +50,9 @@ class Effects:
         return out
 
 
-def sample_effects(rng: np.random.Generator, width: int, ranges: EffectRanges | None = None):
+def sample_effects(
+    rng: np.random.Generator, width: int, ranges: EffectRanges | None = None
+) -> Effects:
     """Random camera effects for an image `width` pixels wide."""
     r = ranges or EffectRanges()
     scale = width / 640.0

@@ -87,7 +87,9 @@ class PlacedPiece:
         height = self.top_mm if z is None else z
         return np.hstack([xy, np.full((4, 1), height)])
 
-    def moved(self, dx: float, dy: float, dyaw: float = 0.0, about=(0.0, 0.0)) -> PlacedPiece:
+    def moved(
+        self, dx: float, dy: float, dyaw: float = 0.0, about: tuple[float, float] = (0.0, 0.0)
+    ) -> PlacedPiece:
         """The piece after the whole arrangement is turned by `dyaw` about `about`, then shifted."""
         a = math.radians(dyaw)
         c, s = math.cos(a), math.sin(a)

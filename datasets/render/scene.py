@@ -31,6 +31,7 @@ from datasets.render.textures import TableSurface, render_surface, sample_surfac
 from vision.geometry import box_from_corners
 
 _WIDTHS = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
+_MAX_PIECES = 16000  # the id buffer is int16 with two ids per piece
 _NEAR_MM = 30.0  # pieces closer to the camera plane than this are not drawn
 _EDGE_COLOURS = {"card": (222, 228, 232), "tile": (150, 175, 190), "board": (70, 90, 110)}
 
@@ -214,10 +215,13 @@ def render_pieces(
     image = render_surface(environment.surface, camera.plane_homography(0.0), (w, h))
     if environment.edge is not None:
         draw_edge(image, camera, environment.edge, environment.surface.split)
+    if len(pieces) > _MAX_PIECES:
+        raise ValueError(f"too many pieces: {len(pieces)} (at most {_MAX_PIECES})")
+    # id buffer: 2i+1 marks piece i's face (a die's top), 2i a die's sides; -1 nothing countable
     ids = np.full((h, w), -1, np.int16)
     index = {id(p): i for i, p in enumerate(pieces)}
-    quads: dict[int, np.ndarray] = {}
-    hulls: dict[int, np.ndarray] = {}
+    drawn: set[int] = set()
+    drawn_dice: set[int] = set()
 
     # flat things by height (stable: list order breaks ties)
     flat: list[tuple[float, int, Any]] = [
@@ -237,7 +241,7 @@ def render_pieces(
         if quad is None:
             continue
         i = index[id(item)]
-        quads[i] = quad
+        drawn.add(i)
         if item.kind == "board":
             _raster.fill_ids(ids, quad, -1)
         else:
@@ -256,14 +260,14 @@ def render_pieces(
             continue
         hull = dice.draw_die(image, camera, light, item)
         top = camera.project_pinhole(dice.top_corners_mm(item))
-        hulls[i], quads[i] = hull, top
+        drawn.add(i)
+        drawn_dice.add(i)
         _raster.fill_ids(ids, hull, 2 * i)
         _raster.fill_ids(ids, top, 2 * i + 1)
     for d in distractors:
         if d.kind == "hand":
             draw_distractor(image, ids, camera, light, d)
 
-    # visibility in the pinhole image, before the lens bends it
     # light, lens, camera
     image = apply_light(image, light, environment.effects)
     if camera.has_distortion:
@@ -286,10 +290,10 @@ def render_pieces(
     parts = np.split(projected, np.cumsum(sizes)[:-1]) if pieces else []
     n = len(pieces)
     # visibility in the final image: visible id pixels over the pixels of the whole outline
-    final_quads = {i: parts[i] for i in quads}
+    final_quads = {i: parts[i] for i in drawn}
     final_hulls = {
         i: cv2.convexHull(parts[n + i].astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        for i in hulls
+        for i in drawn_dice
     }
     counts = _visible_counts(ids, pieces, final_quads, final_hulls)
     objects = [
@@ -299,8 +303,16 @@ def render_pieces(
     return Rendered(image, objects, [d.to_json() for d in distractors])
 
 
-def _visible_counts(ids, pieces, quads, hulls) -> dict[int, tuple[float, float]]:
-    """Per piece: (visible fraction of the object, visible fraction of its face / die top)."""
+def _visible_counts(
+    ids: np.ndarray,
+    pieces: list[PlacedPiece] | tuple[PlacedPiece, ...],
+    quads: dict[int, np.ndarray],
+    hulls: dict[int, np.ndarray],
+) -> dict[int, tuple[float, float]]:
+    """Per drawn piece: (visible fraction of the object, of its face or die top).
+
+    `quads` are faces (die tops), `hulls` die silhouettes, both in final-image pixels.
+    """
     h, w = ids.shape
     out: dict[int, tuple[float, float]] = {}
     for i, p in enumerate(pieces):

@@ -25,7 +25,9 @@ def _rng(*key: object) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-def fbm(rng: np.random.Generator, size: int, cells: int, octaves: int = 4, aspect: float = 1.0):
+def fbm(
+    rng: np.random.Generator, size: int, cells: int, octaves: int = 4, aspect: float = 1.0
+) -> np.ndarray:
     """Fractal value noise in [0, 1] of shape (size, size), `cells` blobs across at the base octave.
 
     `aspect` > 1 stretches the noise along x (wood fibres).
@@ -363,7 +365,9 @@ def sample_surface(rng: np.random.Generator, split: str) -> TableSurface:
     )
 
 
-def render_surface(surface: TableSurface, plane_to_image: np.ndarray, size: tuple[int, int]):
+def render_surface(
+    surface: TableSurface, plane_to_image: np.ndarray, size: tuple[int, int]
+) -> np.ndarray:
     """Draw the table surface seen through `plane_to_image` (table mm → pixels) at `size` (w, h).
 
     Picks a pre-blurred pyramid level so a tilted far table does not alias.
