@@ -1,0 +1,159 @@
+"""Our two networks (PyTorch; imported only for training and export).
+
+- `DiceReaderNet`: a small CNN on a square die crop → value logits (7: not-a-die, 1–6) and colour
+  logits (4: none, r, g, b).
+- `CenterNetDetector`: a small CenterNet-style detector with stride-8 heads: a centre heatmap per
+  kind (card, tile, die), box size (w, h in stride units, log-space), centre offset, and 4 corner
+  offsets (8 values, relative to the centre, in stride units) for cards and tiles.
+
+`ExportDiceReader` and `ExportDetector` wrap them for ONNX: the reader outputs calibrated
+probabilities (softmax of logits divided by a fitted temperature), the detector sigmoid heatmaps
+with a 3×3 max-pool "peak" map so that decoding needs no NMS on the heatmap.
+
+Public names: `DiceReaderNet`, `CenterNetDetector`, `ExportDiceReader`, `ExportDetector`,
+`DETECTOR_KINDS`, `count_parameters`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+DETECTOR_KINDS: tuple[str, str, str] = ("card", "tile", "die")
+
+
+def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
+
+
+def _dw(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    """Depthwise-separable 3×3 block (cheap on CPU)."""
+    return nn.Sequential(
+        nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False),
+        nn.BatchNorm2d(cin),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(cin, cout, 1, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class DiceReaderNet(nn.Module):
+    """Die crop (B, 3, S, S) in [0, 1] BGR → (value logits (B, 7), colour logits (B, 4))."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _conv(3, w),
+            nn.MaxPool2d(2),
+            _conv(w, 2 * w),
+            _conv(2 * w, 2 * w),
+            nn.MaxPool2d(2),
+            _conv(2 * w, 4 * w),
+            _conv(4 * w, 4 * w),
+            nn.MaxPool2d(2),
+            _conv(4 * w, 4 * w),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
+        )
+        self.value = nn.Linear(4 * w, 7)
+        self.colour = nn.Linear(4 * w, 4)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        f = self.features(x)
+        return self.value(f), self.colour(f)
+
+
+class ExportDiceReader(nn.Module):
+    """`DiceReaderNet` with calibrated softmax outputs (temperature-scaled) for ONNX."""
+
+    def __init__(self, net: DiceReaderNet, value_temperature: float, colour_temperature: float):
+        super().__init__()
+        self.net = net
+        self.value_temperature = float(value_temperature)
+        self.colour_temperature = float(colour_temperature)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        value, colour = self.net(x)
+        return (
+            torch.softmax(value / self.value_temperature, dim=1),
+            torch.softmax(colour / self.colour_temperature, dim=1),
+        )
+
+
+class CenterNetDetector(nn.Module):
+    """Image (B, 3, H, W) in [0, 1] BGR, H and W multiples of 32 → stride-8 head maps.
+
+    Outputs (each (B, C, H/8, W/8)): heatmap logits (3), size (2: log w, log h in stride units),
+    offset (2: sub-cell centre offset), corners (8: corner − centre, in stride units).
+    """
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.stem = nn.Sequential(_conv(3, w, 2), _dw(w, w))  # /2
+        self.s4 = nn.Sequential(_dw(w, 2 * w, 2), _dw(2 * w, 2 * w))  # /4
+        self.s8 = nn.Sequential(_dw(2 * w, 4 * w, 2), _dw(4 * w, 4 * w), _dw(4 * w, 4 * w))  # /8
+        self.s16 = nn.Sequential(_dw(4 * w, 6 * w, 2), _dw(6 * w, 6 * w), _dw(6 * w, 6 * w))
+        self.s32 = nn.Sequential(_dw(6 * w, 8 * w, 2), _dw(8 * w, 8 * w), _dw(8 * w, 8 * w))
+        self.lat16 = nn.Conv2d(8 * w, 6 * w, 1)
+        self.lat8 = nn.Conv2d(6 * w, 4 * w, 1)
+        self.fuse16 = _dw(6 * w, 6 * w)
+        self.fuse8 = _dw(4 * w, 4 * w)
+        head = 4 * w
+        self.head = _dw(head, head)  # shared trunk; the outputs are 1×1 convolutions
+        self.heatmap = nn.Conv2d(head, len(DETECTOR_KINDS), 1)
+        self.size = nn.Conv2d(head, 2, 1)
+        self.offset = nn.Conv2d(head, 2, 1)
+        self.corners = nn.Conv2d(head, 8, 1)
+        self.heatmap.bias.data.fill_(-2.19)  # focal-loss prior p = 0.1
+
+    def forward(
+        self, x: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        x = self.stem(x)
+        x = self.s4(x)
+        f8 = self.s8(x)
+        f16 = self.s16(f8)
+        f32 = self.s32(f16)
+        up = nn.functional.interpolate(self.lat16(f32), scale_factor=2.0, mode="nearest")
+        p16 = self.fuse16(f16 + up)
+        up = nn.functional.interpolate(self.lat8(p16), scale_factor=2.0, mode="nearest")
+        p8 = self.head(self.fuse8(f8 + up))
+        return self.heatmap(p8), self.size(p8), self.offset(p8), self.corners(p8)
+
+
+class ExportDetector(nn.Module):
+    """`CenterNetDetector` for ONNX: sigmoid heatmap, its 3×3 peaks, and the regression maps."""
+
+    def __init__(self, net: CenterNetDetector) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(
+        self, x: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        heat, size, offset, corners = self.net(x)
+        heat = torch.sigmoid(heat)
+        peaks = nn.functional.max_pool2d(heat, 3, 1, 1)
+        heat = heat * (peaks == heat).to(heat.dtype)
+        return heat, size, offset, corners
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of trainable parameters."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+__all__ = [
+    "DETECTOR_KINDS",
+    "CenterNetDetector",
+    "DiceReaderNet",
+    "ExportDetector",
+    "ExportDiceReader",
+    "count_parameters",
+]

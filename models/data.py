@@ -1,0 +1,271 @@
+"""Training data for our models, rendered by `datasets.render` into a cache folder.
+
+A cache folder holds what `table-companion dataset generate` writes — `images/<name>.jpg` and
+`truth.jsonl` (one JSON object per image, with `"file"` naming the image) — plus a `done/` folder
+of per-chunk markers so that an interrupted build resumes where it stopped.
+
+Two kinds of scene are mixed (the kind is recorded in the truth as ``"scene"``):
+- ``table``: `datasets.render.scene.render_sample` — a random table of one game or of all three;
+- ``dice``: a dice-heavy table (a throw of generic dice of many designs or the Dice King dice, with
+  the same random camera, table, light, distractors and camera effects), because dice are small
+  and the die reader needs many of them.
+
+Public names: `SceneRecord`, `render_training_scene`, `build_scene_cache`, `read_scene_cache`,
+`extract_dice_crops`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+GAMES: tuple[str | None, ...] = ("kings-breakfast", "cafe-international", "dice-king", None)
+
+
+@dataclass(frozen=True)
+class SceneRecord:
+    """One cached scene: its image path and truth (the renderer's JSON record)."""
+
+    image_path: Path
+    truth: dict[str, Any]
+
+
+def _dice_scene(rng: np.random.Generator, split: str) -> Any:
+    """A dice-heavy table: one or two throws of dice, some cards or tiles, distractors."""
+    from datasets.art import dice as art_dice
+    from datasets.render import layouts
+    from datasets.render.pieces import TableScene
+
+    groups: list[Any] = []
+    kind = rng.random()
+    if kind < 0.45:
+        groups += layouts.generic_dice_groups(rng, split)
+    elif kind < 0.7:
+        styles = [
+            art_dice.dice_king_style(i) for i in rng.permutation(6)[: int(rng.integers(3, 7))]
+        ]
+        groups.append(
+            layouts.Group("dice", tuple(layouts.dice_cluster(rng, styles, spread=1.0)), 80.0)
+        )
+    else:
+        groups += layouts.generic_dice_groups(rng, split)
+        groups += layouts.generic_dice_groups(rng, split)
+    if rng.random() < 0.5:
+        games = ("kings-breakfast", "cafe-international", "dice-king")
+        extra = layouts.GAME_GROUPS[games[int(rng.integers(3))]](rng)
+        groups.append(extra[int(rng.integers(len(extra)))])
+    groups += layouts.distractor_groups(rng)
+    moved, discs = layouts._place_groups(rng, groups)
+    pieces: list[Any] = []
+    distractors: list[Any] = []
+    for g in moved:
+        pieces += g.pieces
+        distractors += g.distractors
+    dice_discs = [
+        d for g, d in zip(moved, discs, strict=False) if any(p.kind == "die" for p in g.pieces)
+    ]
+    focus = layouts._focus_areas(dice_discs or discs)
+    return TableScene(tuple(pieces), tuple(distractors), focus, None)
+
+
+def render_training_scene(
+    seed: int, index: int, *, size: tuple[int, int] = (640, 480), split: str = "train"
+) -> tuple[bytes, dict[str, Any]]:
+    """Render training scene `index` of the run seeded `seed`; return (JPEG bytes, truth).
+
+    Even indices are dice-heavy scenes, odd ones `render_sample` tables cycling over the games.
+    """
+    from datasets.render import scene as render_scene
+    from datasets.render.effects import encode_jpeg
+
+    if index % 2 == 1:
+        game = GAMES[(index // 2) % len(GAMES)]
+        sample = render_scene.render_sample(seed, index, size=size, game=game, split=split)
+        truth = dict(sample.truth, scene="table")
+        return sample.jpeg, truth
+    rng = render_scene.sample_rng(seed, index)
+    table = _dice_scene(rng, split)
+    environment = render_scene.sample_environment(rng, table, size, split)
+    rendered = render_scene.render_pieces(table.pieces, table.distractors, environment)
+    jpeg = encode_jpeg(rendered.image, environment.effects.jpeg_quality)
+    truth = {
+        "seed": int(seed),
+        "index": int(index),
+        "width": size[0],
+        "height": size[1],
+        "split": split,
+        "game": None,
+        "scene": "dice",
+        "params": environment.to_json(),
+        "objects": rendered.objects,
+    }
+    return jpeg, truth
+
+
+def build_scene_cache(
+    folder: Path,
+    count: int,
+    *,
+    seed: int,
+    size: tuple[int, int] = (640, 480),
+    split: str = "train",
+    chunk: int = 25,
+    progress: bool = True,
+) -> Path:
+    """Render `count` scenes into `folder` (resumable: finished chunks are kept and skipped).
+
+    Returns the folder. Each chunk writes its truth lines to `truth/<chunk>.jsonl` and a marker in
+    `done/`; `read_scene_cache` reads them in index order.
+    """
+    from tqdm import tqdm
+
+    folder = Path(folder)
+    for sub in ("images", "truth", "done"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    starts = list(range(0, count, chunk))
+    todo = [s for s in starts if not (folder / "done" / f"{s:07d}").exists()]
+    bar = tqdm(
+        total=count,
+        initial=count - sum(min(chunk, count - s) for s in todo),
+        disable=not progress,
+        desc=f"render {folder.name}",
+        unit="img",
+    )
+    for start in todo:
+        lines = []
+        for index in range(start, min(count, start + chunk)):
+            jpeg, truth = render_training_scene(seed, index, size=size, split=split)
+            name = f"{split}_{seed}_{index:07d}.jpg"
+            (folder / "images" / name).write_bytes(jpeg)
+            truth["file"] = f"images/{name}"
+            lines.append(json.dumps(truth))
+            bar.update(1)
+        tmp = folder / "truth" / f"{start:07d}.jsonl.tmp"
+        tmp.write_text("\n".join(lines) + "\n")
+        os.replace(tmp, folder / "truth" / f"{start:07d}.jsonl")
+        (folder / "done" / f"{start:07d}").touch()
+    bar.close()
+    return folder
+
+
+def read_scene_cache(folder: Path) -> Iterator[SceneRecord]:
+    """Yield the scenes of a cache folder (ours, or one written by `dataset generate`)."""
+    folder = Path(folder)
+    files = sorted((folder / "truth").glob("*.jsonl")) if (folder / "truth").is_dir() else []
+    if not files and (folder / "truth.jsonl").exists():
+        files = [folder / "truth.jsonl"]
+    for file in files:
+        for line in file.read_text().splitlines():
+            if not line.strip():
+                continue
+            truth = json.loads(line)
+            name = truth.get("file") or truth.get("image")
+            yield SceneRecord(folder / str(name), truth)
+
+
+def _main() -> None:  # pragma: no cover - a build helper: python -m models.data FOLDER COUNT SEED
+    import sys
+
+    folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    split = sys.argv[4] if len(sys.argv) > 4 else "train"
+    build_scene_cache(folder, count, seed=seed, split=split)
+
+
+if __name__ == "__main__":
+    _main()
+
+
+# --- die crops ---------------------------------------------------------------------------------
+COLOUR_INDEX: dict[str | None, int] = {None: 0, "r": 1, "g": 2, "b": 3}
+
+
+def _box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    if len(boxes) == 0:
+        return np.zeros(0)
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / np.maximum(area + areas - inter, 1e-6)
+
+
+def extract_dice_crops(
+    folders: list[Path],
+    *,
+    seed: int,
+    size: int = 40,
+    margin: float = 0.2,
+    jitters: int = 2,
+    negatives: int = 1,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Die crops from cached scenes, cut as `vision.dice_reader.crop_dice` cuts them.
+
+    Each target die gives `jitters` crops whose box is shifted and scaled a little (an imperfect
+    detector box); each scene gives `negatives` crops of die-sized boxes away from every die
+    (value class 0, "not a die"). Returns arrays ``crops`` (N, S, S, 3) uint8, ``values`` (N,)
+    int64 (0–6), ``colours`` (N,) int64 (0 none, 1 r, 2 g, 3 b), ``scene`` (N,) int64.
+    """
+    import cv2
+    from tqdm import tqdm
+
+    from vision.dice_reader import crop_dice
+
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    values: list[int] = []
+    colours: list[int] = []
+    scenes: list[int] = []
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    for scene_index, record in enumerate(tqdm(records, desc="die crops", disable=not progress)):
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        dice = [o for o in record.truth["objects"] if o["kind"] == "die" and o.get("box")]
+        all_boxes = np.array([o["box"] for o in dice], np.float64).reshape(-1, 4)
+        boxes, labels = [], []
+        for o in dice:
+            if not o.get("target"):
+                continue
+            box = np.array(o["box"], np.float64)
+            centre, side = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
+            for _ in range(jitters):
+                c = centre + rng.normal(0, 0.07, 2) * side.max()
+                s = side * rng.uniform(0.85, 1.25) * rng.uniform(0.92, 1.08, 2)
+                boxes.append(np.concatenate([c - s / 2, c + s / 2]))
+                labels.append((int(o["value"]), COLOUR_INDEX.get(o.get("colour"), 0)))
+        typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 40.0
+        for _ in range(negatives):
+            for _attempt in range(10):
+                s = float(typical) * rng.uniform(0.6, 1.6)
+                c = rng.uniform([0, 0], [w, h])
+                box = np.array([c[0] - s / 2, c[1] - s / 2, c[0] + s / 2, c[1] + s / 2])
+                if not (_box_iou(box, all_boxes) > 0.05).any():
+                    boxes.append(box)
+                    labels.append((0, 0))
+                    break
+        if not boxes:
+            continue
+        crops.append(crop_dice(image, np.array(boxes), size=size, margin=margin))
+        values += [v for v, _ in labels]
+        colours += [c for _, c in labels]
+        scenes += [scene_index] * len(labels)
+    return {
+        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "values": np.array(values, np.int64),
+        "colours": np.array(colours, np.int64),
+        "scene": np.array(scenes, np.int64),
+    }

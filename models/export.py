@@ -1,0 +1,118 @@
+"""Export trained networks to ONNX files that `vision` loads with onnxruntime.
+
+Both exports use opset 17 with a dynamic batch (and, for the detector, dynamic height and width),
+and check the file with `onnx.checker`. Run as ``python -m models.export dice|detector RUN_FOLDER
+[--out PATH]`` to re-export a run's last checkpoint.
+
+Public names: `export_dice_reader`, `export_detector`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def _check(path: Path) -> None:
+    import onnx
+
+    onnx.checker.check_model(onnx.load(str(path)))
+
+
+def export_dice_reader(
+    net: Any, out: Path, *, size: int, value_temperature: float, colour_temperature: float
+) -> Path:
+    """Write the die reader with calibrated softmax outputs ``value`` (n, 7), ``colour`` (n, 4)."""
+    import torch
+
+    from models.architectures import ExportDiceReader
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model = ExportDiceReader(net.eval(), value_temperature, colour_temperature).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (torch.zeros(1, 3, size, size),),
+            str(out),
+            input_names=["crops"],
+            output_names=["value", "colour"],
+            dynamic_axes={"crops": {0: "n"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    _check(out)
+    return out
+
+
+def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = None) -> Path:
+    """Write the detector: input ``image`` (1, 3, H, W) → ``heatmap``, ``size``, ``offset``,
+    ``corners`` at stride 8 (see `models.architectures.ExportDetector`)."""
+    import onnx
+    import torch
+
+    from models.architectures import ExportDetector
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model = ExportDetector(net.eval()).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (torch.zeros(1, 3, 256, 256),),
+            str(out),
+            input_names=["image"],
+            output_names=["heatmap", "size", "offset", "corners"],
+            dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    if metadata:
+        proto = onnx.load(str(out))
+        for key, value in metadata.items():
+            entry = proto.metadata_props.add()
+            entry.key, entry.value = key, json.dumps(value)
+        onnx.save(proto, str(out))
+    _check(out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Re-export a run folder's checkpoint."""
+    import torch
+
+    from models.architectures import CenterNetDetector, DiceReaderNet
+
+    parser = argparse.ArgumentParser(prog="python -m models.export")
+    parser.add_argument("model", choices=["dice", "detector"])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    checkpoint = torch.load(args.run / "checkpoint.pt", map_location="cpu", weights_only=False)
+    run_args = json.loads((args.run / "args.json").read_text())
+    width = None if run_args.get("width") in (None, "None") else int(run_args["width"])
+    if args.model == "dice":
+        metrics = json.loads((args.run / "metrics.json").read_text())
+        net = DiceReaderNet(width or 16)
+        net.load_state_dict(checkpoint["model"])
+        export_dice_reader(
+            net,
+            args.out,
+            size=int(run_args.get("size", 40)),
+            value_temperature=metrics["value_temperature"],
+            colour_temperature=metrics["colour_temperature"],
+        )
+    else:
+        net = CenterNetDetector(width or 16)
+        net.load_state_dict(checkpoint["model"])
+        export_detector(net, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

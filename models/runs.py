@@ -1,0 +1,92 @@
+"""Run folders shared by both trainers: where a run lives, its data, checkpoints and metrics.
+
+A run folder ``runs/<model>-<name>/`` holds ``args.json`` (the command's arguments),
+``checkpoint.pt`` (model, optimiser and epoch, written atomically after every epoch),
+``metrics.json`` and ``history.jsonl`` (one line per epoch). Rendered scenes are cached in
+``runs/cache/<split>_s<seed>/`` and shared between runs: the same seed and index always render the
+same scene, so a cache is only ever extended.
+
+Public names: `run_folder`, `scene_folders`, `save_checkpoint`, `load_checkpoint`, `write_json`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def run_folder(args: argparse.Namespace) -> Path:
+    """The run's folder (created); records the arguments the first time."""
+    name = "smoke" if args.smoke and args.name == "default" else args.name
+    folder = Path(args.runs) / f"{args.model}-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not (folder / "args.json").exists():
+        write_json(folder / "args.json", {k: str(v) for k, v in vars(args).items()})
+    return folder
+
+
+def scene_folders(args: argparse.Namespace, split: str = "train") -> list[Path]:
+    """Rendered scene folders to use: ``--cache`` folders, else a seeded cache of ``--scenes``."""
+    from models.data import build_scene_cache
+
+    if args.cache:
+        return [Path(c) for c in args.cache]
+    count = 6 if args.smoke else args.scenes
+    seed = args.seed + (0 if split == "train" else 100)
+    folder = Path(args.runs) / "cache" / f"{split}_s{seed}"
+    if args.smoke:
+        folder = run_folder(args) / f"scenes_{split}"
+    build_scene_cache(
+        folder,
+        count,
+        seed=seed,
+        split=split,
+        chunk=3 if args.smoke else 25,
+        progress=not args.no_progress,
+    )
+    return [folder]
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write JSON atomically (temp file, then rename)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(value, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def save_checkpoint(folder: Path, state: dict[str, Any]) -> None:
+    """Save a checkpoint atomically."""
+    import torch
+
+    tmp = folder / "checkpoint.pt.tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, folder / "checkpoint.pt")
+
+
+def load_checkpoint(folder: Path) -> dict[str, Any] | None:
+    """The run's last checkpoint, or None."""
+    import torch
+
+    path = folder / "checkpoint.pt"
+    if not path.exists():
+        return None
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def append_history(folder: Path, line: dict[str, Any]) -> None:
+    """Append one epoch's numbers to ``history.jsonl``."""
+    with (folder / "history.jsonl").open("a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+__all__ = [
+    "append_history",
+    "load_checkpoint",
+    "run_folder",
+    "save_checkpoint",
+    "scene_folders",
+    "write_json",
+]

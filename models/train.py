@@ -1,0 +1,82 @@
+"""Train our models: ``python -m models.train dice …`` and ``python -m models.train detector …``.
+
+One command per model. Each run lives in ``runs/<model>-<name>/`` (git-ignored): the rendered
+scene cache it used, a checkpoint after every epoch (``checkpoint.pt``; a rerun with the same
+``--name`` resumes from it), ``metrics.json`` and the exported ONNX. Runs are never deleted: a new
+``--name`` starts a new folder. Everything is seeded. ``--smoke`` does a few steps on a few scenes,
+for CI.
+
+Examples::
+
+    python -m models.train dice --name v1 --scenes 4000 --epochs 12
+    python -m models.train detector --name v1 --scenes 4000 --epochs 20
+    python -m models.train dice --smoke --out /tmp/dice.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+RUNS = Path(__file__).resolve().parent.parent / "runs"
+
+
+def _common(parser: argparse.ArgumentParser, model: str) -> None:
+    parser.add_argument("--name", default="default", help="run name (runs/<model>-<name>/)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the data and of training")
+    parser.add_argument("--scenes", type=int, default=2000, help="rendered scenes to train on")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        action="append",
+        default=None,
+        help="extra rendered scene folders to train on (repeatable; our cache or dataset generate)",
+    )
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--width", type=int, default=None, help="network width (channels)")
+    parser.add_argument("--out", type=Path, default=None, help="ONNX path (default models/…)")
+    parser.add_argument("--runs", type=Path, default=RUNS, help="folder of run folders")
+    parser.add_argument("--smoke", action="store_true", help="a few steps on a few scenes (CI)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.set_defaults(model=model)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m models.train``."""
+    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
+    sub = parser.add_subparsers(dest="model", required=True)
+    dice = sub.add_parser("dice", help="the die reader (value 1-6 and pip colour)")
+    _common(dice, "dice")
+    dice.add_argument("--size", type=int, default=40, help="crop side in pixels")
+    detector = sub.add_parser("detector", help="the card/tile/die detector")
+    _common(detector, "detector")
+    detector.add_argument("--input", type=int, default=320, help="square training crop side")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("training needs torch: pip install -e '.[train]'", file=sys.stderr)
+        return 2
+    torch.set_num_threads(max(1, args.threads))
+    if args.model == "dice":
+        from models.train_dice import train_dice
+
+        train_dice(args)
+    else:
+        from models.train_detector import train_detector
+
+        train_detector(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

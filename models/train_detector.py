@@ -1,0 +1,326 @@
+"""Train the detector (`CenterNetDetector`) on rendered scenes.
+
+Verbs as for every model: build data (`models.data.build_scene_cache`), train (this module),
+evaluate (``python -m models.evaluate``), export (`models.export.export_detector`).
+
+Each training sample is a random square crop of a scene rescaled by a log-uniform factor (so dice
+of 8–150 px are seen), mirrored half the time, with brightness and contrast changes. Targets are
+the renderer's `target` objects; objects that are recorded but not targets (mostly hidden, cut by
+the border) are "ignore" regions: the heatmap is not penalised there. Corners are learnt without
+an order: the loss takes the best of the 4 cyclic shifts of the clockwise corners, and decoding
+orders them clockwise from the top-left (`vision.geometry.order_corners_clockwise`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from models.runs import append_history, load_checkpoint, run_folder, save_checkpoint, write_json
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "detector.onnx"
+KIND_INDEX = {"card": 0, "tile": 1, "die": 2}
+STRIDE = 8
+MAX_OBJECTS = 96
+
+
+def gaussian_radius(height: float, width: float, min_overlap: float = 0.7) -> float:
+    """CenterNet's radius: the largest centre shift keeping IoU ≥ `min_overlap` with the box."""
+    a1, b1 = 1.0, height + width
+    c1 = width * height * (1 - min_overlap) / (1 + min_overlap)
+    r1 = (b1 + math.sqrt(b1**2 - 4 * a1 * c1)) / 2
+    a2, b2 = 4.0, 2 * (height + width)
+    c2 = (1 - min_overlap) * width * height
+    r2 = (b2 + math.sqrt(b2**2 - 4 * a2 * c2)) / 2
+    a3, b3 = 4 * min_overlap, -2 * min_overlap * (height + width)
+    c3 = (min_overlap - 1) * width * height
+    r3 = (b3 + math.sqrt(b3**2 - 4 * a3 * c3)) / 2
+    return min(r1, r2, r3)
+
+
+def _draw_gaussian(heat: np.ndarray, cx: float, cy: float, sigma: float) -> None:
+    h, w = heat.shape
+    r = max(1, int(3 * sigma))
+    x0, x1 = max(0, int(cx) - r), min(w, int(cx) + r + 1)
+    y0, y1 = max(0, int(cy) - r), min(h, int(cy) + r + 1)
+    if x0 >= x1 or y0 >= y1:
+        return
+    xs = np.arange(x0, x1) - int(cx)
+    ys = np.arange(y0, y1) - int(cy)
+    g = np.exp(-(xs[None, :] ** 2 + ys[:, None] ** 2) / (2 * sigma**2))
+    np.maximum(heat[y0:y1, x0:x1], g, out=heat[y0:y1, x0:x1])
+
+
+def _clockwise(corners: np.ndarray) -> np.ndarray:
+    from vision.geometry import order_corners_clockwise
+
+    return order_corners_clockwise(corners)
+
+
+def make_sample(
+    image: np.ndarray, objects: list[dict[str, Any]], rng: np.random.Generator, size: int
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """One augmented training crop and its stride-8 targets."""
+    scale = float(np.exp(rng.uniform(np.log(0.4), np.log(1.4))))
+    h, w = image.shape[:2]
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = cv2.resize(
+        image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    )
+    canvas = np.full((max(size, nh), max(size, nw), 3), rng.integers(0, 255, 3), np.uint8)
+    py, px = (
+        int(rng.integers(0, canvas.shape[0] - nh + 1)),
+        int(rng.integers(0, canvas.shape[1] - nw + 1)),
+    )
+    canvas[py : py + nh, px : px + nw] = resized
+    oy = int(rng.integers(0, canvas.shape[0] - size + 1))
+    ox = int(rng.integers(0, canvas.shape[1] - size + 1))
+    crop = canvas[oy : oy + size, ox : ox + size]
+    flip = rng.random() < 0.5
+    if flip:
+        crop = crop[:, ::-1]
+    shift = np.array([px - ox, py - oy], np.float64)
+
+    def to_crop(points: np.ndarray) -> np.ndarray:
+        p = np.asarray(points, np.float64).reshape(-1, 2) * scale + shift
+        if flip:
+            p[:, 0] = size - p[:, 0]
+        return p
+
+    out = size // STRIDE
+    heat = np.zeros((3, out, out), np.float32)
+    ignore = np.zeros((3, out, out), np.float32)
+    index = np.zeros(MAX_OBJECTS, np.int64)
+    mask = np.zeros(MAX_OBJECTS, np.float32)
+    corner_mask = np.zeros(MAX_OBJECTS, np.float32)
+    wh = np.zeros((MAX_OBJECTS, 2), np.float32)
+    offset = np.zeros((MAX_OBJECTS, 2), np.float32)
+    corners = np.zeros((MAX_OBJECTS, 4, 2), np.float32)
+    n = 0
+    for o in objects:
+        if o["kind"] not in KIND_INDEX or not o.get("box"):
+            continue
+        k = KIND_INDEX[o["kind"]]
+        box_pts = to_crop(np.array(o["box"], np.float64).reshape(2, 2))
+        x1, x2 = sorted(box_pts[:, 0])
+        y1, y2 = sorted(box_pts[:, 1])
+        bw, bh = (x2 - x1) / STRIDE, (y2 - y1) / STRIDE
+        cx, cy = (x1 + x2) / 2 / STRIDE, (y1 + y2) / 2 / STRIDE
+        if not (0 <= cx < out and 0 <= cy < out):
+            continue
+        if not o.get("target") or min(x2 - x1, y2 - y1) < 5:
+            gx0, gx1 = max(0, int(x1 / STRIDE)), min(out, int(math.ceil(x2 / STRIDE)))
+            gy0, gy1 = max(0, int(y1 / STRIDE)), min(out, int(math.ceil(y2 / STRIDE)))
+            ignore[k, gy0:gy1, gx0:gx1] = 1.0
+            continue
+        sigma = max(0.5, (2 * gaussian_radius(bh, bw) + 1) / 6)
+        _draw_gaussian(heat[k], cx, cy, sigma)
+        if n >= MAX_OBJECTS:
+            continue
+        ix, iy = int(cx), int(cy)
+        index[n] = iy * out + ix
+        mask[n] = 1.0
+        wh[n] = (math.log(max(bw, 0.25)), math.log(max(bh, 0.25)))
+        offset[n] = (cx - ix, cy - iy)
+        if o["kind"] != "die" and o.get("corners"):
+            c = _clockwise(to_crop(np.array(o["corners"], np.float64)))
+            corners[n] = (c - np.array([cx, cy]) * STRIDE) / STRIDE
+            corner_mask[n] = 1.0
+        n += 1
+    ignore = np.where(heat > 0, 0.0, ignore).astype(np.float32)
+    # photometric changes
+    img = crop.astype(np.float32) / 255.0
+    img = (img - img.mean()) * rng.uniform(0.7, 1.3) + img.mean()
+    img = img * rng.uniform(0.7, 1.3) * rng.uniform(0.94, 1.06, 3)
+    if rng.random() < 0.2:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.2))
+    tensor = np.clip(img, 0, 1).transpose(2, 0, 1).astype(np.float32)
+    return tensor, {
+        "heat": heat,
+        "ignore": ignore,
+        "index": index,
+        "mask": mask,
+        "wh": wh,
+        "offset": offset,
+        "corners": corners,
+        "corner_mask": corner_mask,
+    }
+
+
+def _focal_loss(logits: Any, target: Any, ignore: Any) -> Any:
+    """CenterNet's penalty-reduced focal loss on heatmap logits."""
+    import torch
+
+    pred = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    positive = target.eq(1).float()
+    negative = (1 - positive) * (1 - ignore)
+    pos_loss = torch.log(pred) * (1 - pred) ** 2 * positive
+    neg_loss = torch.log(1 - pred) * pred**2 * (1 - target) ** 4 * negative
+    count = positive.sum().clamp(min=1.0)
+    return -(pos_loss.sum() + neg_loss.sum()) / count
+
+
+def _gather(feature: Any, index: Any) -> Any:
+    """(B, C, H, W) maps at flat cell indices (B, K) → (B, K, C)."""
+    b, c = feature.shape[:2]
+    flat = feature.view(b, c, -1).permute(0, 2, 1)
+    return flat.gather(1, index.unsqueeze(2).expand(-1, -1, c))
+
+
+def detector_loss(outputs: Any, targets: dict[str, Any]) -> tuple[Any, dict[str, float]]:
+    """Total loss and its parts."""
+    import torch
+
+    heat_logits, size, offset, corners = outputs
+    heat_loss = _focal_loss(heat_logits, targets["heat"], targets["ignore"])
+    mask = targets["mask"].unsqueeze(2)
+    count = mask.sum().clamp(min=1.0)
+    size_loss = (torch.abs(_gather(size, targets["index"]) - targets["wh"]) * mask).sum() / count
+    off_loss = (
+        torch.abs(_gather(offset, targets["index"]) - targets["offset"]) * mask
+    ).sum() / count
+    pred_corners = _gather(corners, targets["index"]).view(*targets["index"].shape, 4, 2)
+    truth = targets["corners"]
+    shifted = torch.stack([torch.roll(truth, k, dims=2) for k in range(4)], dim=0)
+    per_shift = torch.abs(pred_corners.unsqueeze(0) - shifted).sum(dim=(3, 4))  # (4, B, K)
+    cmask = targets["corner_mask"]
+    corner_loss = (per_shift.min(dim=0).values * cmask).sum() / cmask.sum().clamp(min=1.0) / 8
+    total = heat_loss + size_loss + off_loss + 0.5 * corner_loss
+    parts = {
+        "heat": heat_loss.item(),
+        "size": size_loss.item(),
+        "offset": off_loss.item(),
+        "corners": corner_loss.item(),
+    }
+    return total, parts
+
+
+class _SceneBatches:
+    """Yields (images, targets) batches from scene records, seeded per epoch."""
+
+    def __init__(self, records: list[Any], size: int, batch: int) -> None:
+        self.records = records
+        self.size = size
+        self.batch = batch
+
+    def epoch(self, seed: int, epoch: int) -> Any:
+        import torch
+
+        rng = np.random.default_rng([seed, epoch])
+        order = rng.permutation(len(self.records))
+        for start in range(0, len(order) - self.batch + 1, self.batch):
+            images, targets = [], []
+            for i in order[start : start + self.batch]:
+                record = self.records[int(i)]
+                image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+                if image is None:
+                    continue
+                x, t = make_sample(image, record.truth["objects"], rng, self.size)
+                images.append(x)
+                targets.append(t)
+            if not images:
+                continue
+            stacked = {k: torch.from_numpy(np.stack([t[k] for t in targets])) for k in targets[0]}
+            yield torch.from_numpy(np.stack(images)), stacked
+
+    def steps(self) -> int:
+        return max(0, len(self.records) // self.batch)
+
+
+def train_detector(args: argparse.Namespace) -> Path:
+    """Train and export the detector; return the ONNX path."""
+    import torch
+    from tqdm import tqdm
+
+    from models.architectures import CenterNetDetector, count_parameters
+    from models.data import read_scene_cache
+    from models.export import export_detector
+    from models.runs import scene_folders
+
+    folder = run_folder(args)
+    started = time.time()
+    torch.manual_seed(args.seed)
+    records = [r for f in scene_folders(args) for r in read_scene_cache(f)]
+    if args.smoke:
+        records = records[:4]
+    if not records:
+        raise SystemExit("no rendered scenes to train on")
+    size = 128 if args.smoke else args.input
+    batch = min(args.batch, len(records))
+    data = _SceneBatches(records, size, batch)
+    net = CenterNetDetector(args.width or 16)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    epochs = 1 if args.smoke else args.epochs
+    steps_per_epoch = 2 if args.smoke else data.steps()
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, max_lr=args.lr, total_steps=max(1, steps_per_epoch * epochs), pct_start=0.1
+    )
+    start_epoch, step = 0, 0
+    checkpoint = load_checkpoint(folder)
+    if checkpoint is not None:
+        net.load_state_dict(checkpoint["model"])
+        optimiser.load_state_dict(checkpoint["optimiser"])
+        schedule.load_state_dict(checkpoint["schedule"])
+        start_epoch, step = checkpoint["epoch"], checkpoint["step"]
+        print(f"resuming {folder.name} at epoch {start_epoch}")
+    for epoch in range(start_epoch, epochs):
+        net.train()
+        bar = tqdm(
+            data.epoch(args.seed, epoch),
+            total=steps_per_epoch,
+            desc=f"detector epoch {epoch + 1}/{epochs}",
+            disable=args.no_progress,
+        )
+        sums: dict[str, float] = {}
+        done = 0
+        for images, targets in bar:
+            if done >= steps_per_epoch:
+                break
+            loss, parts = detector_loss(net(images), targets)
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 10.0)
+            optimiser.step()
+            schedule.step()
+            step += 1
+            done += 1
+            for k, v in parts.items():
+                sums[k] = sums.get(k, 0.0) + v
+            bar.set_postfix({k: f"{v / done:.3f}" for k, v in sums.items()})
+        save_checkpoint(
+            folder,
+            {
+                "model": net.state_dict(),
+                "optimiser": optimiser.state_dict(),
+                "schedule": schedule.state_dict(),
+                "epoch": epoch + 1,
+                "step": step,
+            },
+        )
+        append_history(
+            folder,
+            {"epoch": epoch + 1, "step": step, **{k: v / max(done, 1) for k, v in sums.items()}},
+        )
+    out = args.out or (folder / "detector.onnx" if args.smoke else DEFAULT_OUT)
+    export_detector(net, out, metadata={"stride": STRIDE, "kinds": list(KIND_INDEX)})
+    metrics = {
+        "model": "detector",
+        "parameters": count_parameters(net),
+        "scenes": len(records),
+        "input": size,
+        "epochs": epochs,
+        "steps": step,
+        "seed": args.seed,
+        "train_seconds_this_call": round(time.time() - started, 1),
+        "onnx": str(out),
+    }
+    write_json(folder / "metrics.json", metrics)
+    print(json.dumps(metrics))
+    return Path(out)

@@ -1,0 +1,230 @@
+"""Train the die reader (`DiceReaderNet`) on die crops cut from rendered scenes.
+
+Verbs as for every model: build data (`models.data.extract_dice_crops`), train (this module),
+evaluate (``python -m models.evaluate``), export (`models.export.export_dice_reader`).
+
+Augmentation keeps labels exact: quarter turns and mirror images of a die face show the same
+value; brightness, contrast, noise, blur and down-then-up sampling imitate cameras. Colours are
+never shifted (r/g/b are labels). 5 % of the scenes are held out to fit the softmax temperature
+(calibrated scores) and to report accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.runs import append_history, load_checkpoint, run_folder, save_checkpoint, write_json
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "dice_reader.onnx"
+
+
+def _augment(x: Any, generator: Any) -> Any:
+    """Label-preserving camera augmentation of a (B, 3, S, S) batch in [0, 1]."""
+    import torch
+    import torch.nn.functional as F
+
+    b, _, s, _ = x.shape
+    ks = torch.randint(0, 4, (b,), generator=generator)
+    out = x.clone()
+    for k in range(1, 4):
+        idx = ks == k
+        if idx.any():
+            out[idx] = torch.rot90(out[idx], k, (2, 3))
+    flip = torch.rand(b, generator=generator) < 0.5
+    out[flip] = out[flip].flip(3)
+    # small dice: down to 14–30 px and back up
+    small = torch.rand(b, generator=generator) < 0.3
+    if small.any():
+        side = int(torch.randint(14, 31, (1,), generator=generator))
+        part = F.interpolate(out[small], size=(side, side), mode="area")
+        out[small] = F.interpolate(part, size=(s, s), mode="bilinear", align_corners=False)
+    blur = torch.rand(b, generator=generator) < 0.25
+    if blur.any():
+        out[blur] = F.avg_pool2d(F.pad(out[blur], (1, 1, 1, 1), mode="replicate"), 3, 1)
+    contrast = torch.empty(b, 1, 1, 1).uniform_(0.6, 1.3, generator=generator)
+    brightness = torch.empty(b, 1, 1, 1).uniform_(0.65, 1.35, generator=generator)
+    gain = torch.empty(b, 3, 1, 1).uniform_(0.93, 1.07, generator=generator)
+    mean = out.mean(dim=(1, 2, 3), keepdim=True)
+    out = ((out - mean) * contrast + mean) * brightness * gain
+    noise = torch.empty(b, 1, 1, 1).uniform_(0.0, 0.04, generator=generator)
+    out = out + torch.randn(out.shape, generator=generator) * noise
+    return out.clamp_(0.0, 1.0)
+
+
+def _fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The softmax temperature minimising the negative log-likelihood on held-out crops."""
+    best, best_nll = 1.0, np.inf
+    for t in np.linspace(0.5, 4.0, 71):
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        nll = -logp[np.arange(len(labels)), labels].mean()
+        if nll < best_nll:
+            best, best_nll = float(t), float(nll)
+    return best
+
+
+def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    import torch
+
+    net.eval()
+    values, colours = [], []
+    with torch.no_grad():
+        for start in range(0, len(crops), batch):
+            x = torch.from_numpy(crops[start : start + batch]).permute(0, 3, 1, 2).float() / 255
+            v, c = net(x)
+            values.append(v.numpy())
+            colours.append(c.numpy())
+    if not values:
+        return np.zeros((0, 7), np.float32), np.zeros((0, 4), np.float32)
+    return np.concatenate(values), np.concatenate(colours)
+
+
+def train_dice(args: argparse.Namespace) -> Path:
+    """Train, calibrate and export the die reader; return the ONNX path."""
+    import torch
+    import torch.nn.functional as F
+    from tqdm import tqdm
+
+    from models.architectures import DiceReaderNet, count_parameters
+    from models.data import extract_dice_crops
+    from models.export import export_dice_reader
+    from models.runs import scene_folders
+
+    folder = run_folder(args)
+    started = time.time()
+    torch.manual_seed(args.seed)
+    # --- data
+    crops_path = folder / "crops.npz"
+    if crops_path.exists():
+        data = dict(np.load(crops_path))
+    else:
+        folders = scene_folders(args)
+        data = extract_dice_crops(
+            folders, seed=args.seed, size=args.size, progress=not args.no_progress
+        )
+        np.savez(crops_path, **data)
+    n = len(data["values"])
+    if n == 0:
+        raise SystemExit("no die crops: the rendered scenes hold no dice")
+    scenes = np.unique(data["scene"])
+    rng = np.random.default_rng(args.seed)
+    held_scenes = rng.choice(scenes, size=max(1, len(scenes) // 20), replace=False)
+    held = np.isin(data["scene"], held_scenes)
+    if held.all():
+        held[:] = False
+        held[: max(1, n // 5)] = True
+    train_idx = np.flatnonzero(~held)
+    held_idx = np.flatnonzero(held)
+    crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
+    values = torch.from_numpy(data["values"])
+    colours = torch.from_numpy(data["colours"])
+    # --- model
+    net = DiceReaderNet(args.width or 16)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps_per_epoch = max(1, len(train_idx) // args.batch)
+    epochs = 1 if args.smoke else args.epochs
+    max_steps = 3 if args.smoke else steps_per_epoch * epochs
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, max_lr=args.lr, total_steps=max_steps, pct_start=0.15
+    )
+    generator = torch.Generator().manual_seed(args.seed)
+    start_epoch, step = 0, 0
+    checkpoint = load_checkpoint(folder)
+    if checkpoint is not None:
+        net.load_state_dict(checkpoint["model"])
+        optimiser.load_state_dict(checkpoint["optimiser"])
+        schedule.load_state_dict(checkpoint["schedule"])
+        generator.set_state(checkpoint["generator"])
+        start_epoch, step = checkpoint["epoch"], checkpoint["step"]
+        print(f"resuming {folder.name} at epoch {start_epoch}")
+    # --- train
+    for epoch in range(start_epoch, epochs):
+        net.train()
+        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
+        bar = tqdm(
+            range(steps_per_epoch),
+            desc=f"dice epoch {epoch + 1}/{epochs}",
+            disable=args.no_progress,
+        )
+        total = 0.0
+        for i in bar:
+            if step >= max_steps:
+                break
+            idx = torch.from_numpy(order[i * args.batch : (i + 1) * args.batch])
+            x = _augment(crops[idx].float() / 255.0, generator)
+            value_logits, colour_logits = net(x)
+            loss = F.cross_entropy(value_logits, values[idx], label_smoothing=0.02)
+            is_die = values[idx] > 0
+            if is_die.any():
+                loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            step += 1
+            total += loss.item()
+            bar.set_postfix(loss=f"{total / (i + 1):.3f}")
+        save_checkpoint(
+            folder,
+            {
+                "model": net.state_dict(),
+                "optimiser": optimiser.state_dict(),
+                "schedule": schedule.state_dict(),
+                "generator": generator.get_state(),
+                "epoch": epoch + 1,
+                "step": step,
+            },
+        )
+        append_history(folder, {"epoch": epoch + 1, "step": step, "loss": total / steps_per_epoch})
+    # --- calibrate on held-out scenes and report
+    value_logits, colour_logits = _predict(net, data["crops"][held_idx])
+    held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]
+    value_t = _fit_temperature(value_logits, held_values) if len(held_idx) else 1.0
+    dice_mask = held_values > 0
+    colour_t = (
+        _fit_temperature(colour_logits[dice_mask], held_colours[dice_mask])
+        if dice_mask.any()
+        else 1.0
+    )
+    pred_values = value_logits.argmax(axis=1)
+    pred_colours = colour_logits.argmax(axis=1)
+    metrics: dict[str, Any] = {
+        "model": "dice_reader",
+        "parameters": count_parameters(net),
+        "crops_train": int(len(train_idx)),
+        "crops_held_out": int(len(held_idx)),
+        "scenes": int(len(scenes)),
+        "epochs": epochs,
+        "steps": step,
+        "seed": args.seed,
+        "crop_size": args.size,
+        "value_temperature": value_t,
+        "colour_temperature": colour_t,
+        "held_out_value_accuracy": float((pred_values == held_values).mean()) if n else 0.0,
+        "held_out_die_value_accuracy": float(
+            (pred_values[dice_mask] == held_values[dice_mask]).mean()
+        )
+        if dice_mask.any()
+        else 0.0,
+        "held_out_colour_accuracy": float(
+            (pred_colours[dice_mask] == held_colours[dice_mask]).mean()
+        )
+        if dice_mask.any()
+        else 0.0,
+        "train_seconds_this_call": round(time.time() - started, 1),
+    }
+    out = args.out or (folder / "dice_reader.onnx" if args.smoke else DEFAULT_OUT)
+    export_dice_reader(
+        net, out, size=args.size, value_temperature=value_t, colour_temperature=colour_t
+    )
+    metrics["onnx"] = str(out)
+    write_json(folder / "metrics.json", metrics)
+    print(json.dumps(metrics))
+    return Path(out)

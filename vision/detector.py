@@ -1,0 +1,259 @@
+"""The detector stage: a uint8 BGR frame of any size → card, tile and die boxes (+ corners).
+
+Runs the ONNX CenterNet-style model (`models/detector.onnx`, trained by ``python -m models.train
+detector``) with onnxruntime. The model is fully convolutional at stride 8, so any input size
+works; the frame is resized so that its longer side is `DetectorConfig.long_side` (never enlarged)
+and padded to a multiple of 32. When that shrinks the frame so much that the smallest dice we
+promise (`min_die_px` wide in the frame) would become smaller than `min_die_input_px` at the
+model's input, the frame is also cut into overlapping tiles at a larger scale, and dice found in
+the tiles are merged with the main pass (per-kind non-maximum suppression). Cards and tiles come
+from the main pass only (they are large).
+
+Decoding is vectorised: the model already outputs its heatmap with non-peaks zeroed (3×3
+max-pool), so peaks are `np.nonzero(heat > threshold)`.
+
+Public names: `DetectorConfig`, `Detector`, `decode_maps`, `nms_per_kind`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import KINDS, Detections
+from vision.errors import ModelError
+from vision.geometry import order_corners_clockwise
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
+STRIDE = 8
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Detector settings (defaults chosen on the synthetic training renders, not on real photos).
+
+    Attributes:
+        long_side: the main pass resizes the frame so its longer side is at most this (pixels).
+        score_thresholds: minimum heatmap peak per kind (card, tile, die) to report an object.
+        nms_iou: boxes of one kind overlapping more than this are duplicates (the best is kept).
+        max_objects: most objects reported per frame (best scores first).
+        min_die_px: the smallest die width we promise to find, in frame pixels.
+        min_die_input_px: the smallest die width the model sees reliably at its input.
+        tile_side: side of a tile at the model's input in the tiled pass (pixels).
+        tile_overlap: fraction of a tile shared with its neighbour (a die cut by one is whole in
+            the next).
+        max_tile_scale: the tiled pass never enlarges the frame beyond this factor.
+        threads: onnxruntime intra-op threads.
+    """
+
+    long_side: int = 640
+    score_thresholds: dict[str, float] = field(
+        default_factory=lambda: {"card": 0.35, "tile": 0.35, "die": 0.35}
+    )
+    nms_iou: float = 0.5
+    max_objects: int = 200
+    min_die_px: float = 16.0
+    min_die_input_px: float = 10.0
+    tile_side: int = 640
+    tile_overlap: float = 0.25
+    max_tile_scale: float = 1.0
+    threads: int = 2
+
+
+def _letterbox(frame: np.ndarray, scale: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """Resize by `scale`, pad (bottom/right) to multiples of 32; return the NCHW float tensor."""
+    h, w = frame.shape[:2]
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    if (nw, nh) != (w, h):
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        frame = cv2.resize(frame, (nw, nh), interpolation=interpolation)
+    ph, pw = -(-nh // 32) * 32, -(-nw // 32) * 32
+    padded = np.zeros((ph, pw, 3), np.float32)
+    padded[:nh, :nw] = frame
+    return padded.transpose(2, 0, 1)[None] / 255.0, (nw, nh)
+
+
+def decode_maps(
+    heat: np.ndarray,
+    size: np.ndarray,
+    offset: np.ndarray,
+    corners: np.ndarray,
+    thresholds: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Objects from one image's stride-8 maps, in model-input pixels.
+
+    Args:
+        heat: (3, H, W) peak heatmap (non-peaks already 0).
+        size: (2, H, W) log box width/height in cells.
+        offset: (2, H, W) sub-cell centre offsets.
+        corners: (8, H, W) corner − centre in cells (4 points, clockwise).
+        thresholds: (3,) minimum score per kind.
+
+    Returns:
+        boxes (n, 4), scores (n,), kind indices (n,), corners (n, 4, 2), all float32/int64.
+    """
+    keep = heat > thresholds[:, None, None]
+    k, ys, xs = np.nonzero(keep)
+    scores = heat[k, ys, xs]
+    cx = (xs + offset[0, ys, xs]) * STRIDE
+    cy = (ys + offset[1, ys, xs]) * STRIDE
+    bw = np.exp(np.clip(size[0, ys, xs], -4, 8)) * STRIDE
+    bh = np.exp(np.clip(size[1, ys, xs], -4, 8)) * STRIDE
+    boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+    c = corners[:, ys, xs].T.reshape(-1, 4, 2) * STRIDE + np.stack([cx, cy], axis=1)[:, None, :]
+    return (
+        boxes.astype(np.float32),
+        scores.astype(np.float32),
+        k.astype(np.int64),
+        c.astype(np.float32),
+    )
+
+
+def nms_per_kind(
+    boxes: np.ndarray, scores: np.ndarray, kinds: np.ndarray, iou: float
+) -> np.ndarray:
+    """Indices kept by non-maximum suppression within each kind, best score first."""
+    if len(boxes) == 0:
+        return np.zeros(0, np.int64)
+    # offset each kind far apart so one class-agnostic NMS separates them (vectorised in OpenCV)
+    shift = (kinds.astype(np.float32) * (boxes.max() + 1.0))[:, None]
+    shifted = boxes + shift
+    xywh = np.concatenate([shifted[:, :2], shifted[:, 2:] - shifted[:, :2]], axis=1)
+    keep = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, float(iou))
+    keep = np.asarray(keep, np.int64).reshape(-1)
+    return keep[np.argsort(-scores[keep], kind="stable")]
+
+
+class Detector:
+    """Finds cards, tiles and dice in frames (model loaded once, in the constructor).
+
+    Raises:
+        ModelError: the model file is missing or cannot be loaded.
+    """
+
+    def __init__(
+        self, model_path: str | Path | None = None, config: DetectorConfig | None = None
+    ) -> None:
+        import onnxruntime as ort
+
+        self.config = config or DetectorConfig()
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        if not path.is_file():
+            raise ModelError(f"detector model not found: {path}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.config.threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(
+                str(path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own types
+            raise ModelError(f"cannot load detector model {path}: {error}") from None
+        self._input = self._session.get_inputs()[0].name
+        self._thresholds = np.array([self.config.score_thresholds[k] for k in KINDS], np.float32)
+
+    # --- passes ----------------------------------------------------------------------------------
+    def _run(self, tensor: np.ndarray) -> list[np.ndarray]:
+        return self._session.run(None, {self._input: np.ascontiguousarray(tensor, np.float32)})
+
+    def _main_pass(self, frame: np.ndarray, scale: float) -> tuple[np.ndarray, ...]:
+        tensor, _ = _letterbox(frame, scale)
+        heat, size, offset, corners = self._run(tensor)
+        boxes, scores, kinds, corner_pts = decode_maps(
+            heat[0], size[0], offset[0], corners[0], self._thresholds
+        )
+        return boxes / scale, scores, kinds, corner_pts / scale
+
+    def _tile_pass(self, frame: np.ndarray, scale: float) -> tuple[np.ndarray, ...]:
+        """Dice only, from overlapping tiles of the frame resized by `scale`."""
+        h, w = frame.shape[:2]
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        resized = cv2.resize(frame, (nw, nh), interpolation=cv2.INTER_AREA)
+        side = self.config.tile_side
+        step = max(32, int(side * (1 - self.config.tile_overlap)))
+        xs = list(range(0, max(1, nw - side) + 1, step))
+        ys = list(range(0, max(1, nh - side) + 1, step))
+        if xs[-1] + side < nw:
+            xs.append(nw - side)
+        if ys[-1] + side < nh:
+            ys.append(nh - side)
+        tensors, origins = [], []
+        for y in ys:
+            for x in xs:
+                tile = resized[y : y + side, x : x + side]
+                tensor, _ = _letterbox(tile, 1.0)
+                if tensor.shape[2:] != (side, side):
+                    full = np.zeros((1, 3, side, side), np.float32)
+                    full[:, :, : tensor.shape[2], : tensor.shape[3]] = tensor[:, :, :side, :side]
+                    tensor = full
+                tensors.append(tensor)
+                origins.append((x, y, tile.shape[1], tile.shape[0]))
+        all_boxes, all_scores = [], []
+        die = KINDS.index("die")
+        for start in range(0, len(tensors), 4):
+            heat, size, offset, corners = self._run(np.concatenate(tensors[start : start + 4]))
+            for j in range(heat.shape[0]):
+                x, y, tw, th = origins[start + j]
+                boxes, scores, kinds, _ = decode_maps(
+                    heat[j], size[j], offset[j], corners[j], self._thresholds
+                )
+                # keep dice that are not cut by an inner tile edge
+                margin = 2.0
+                inner = np.ones(len(boxes), bool)
+                if x > 0:
+                    inner &= boxes[:, 0] > margin
+                if y > 0:
+                    inner &= boxes[:, 1] > margin
+                if x + tw < nw:
+                    inner &= boxes[:, 2] < tw - margin
+                if y + th < nh:
+                    inner &= boxes[:, 3] < th - margin
+                keep = (kinds == die) & inner
+                all_boxes.append((boxes[keep] + np.array([x, y, x, y], np.float32)) / scale)
+                all_scores.append(scores[keep])
+        boxes = np.concatenate(all_boxes) if all_boxes else np.zeros((0, 4), np.float32)
+        scores = np.concatenate(all_scores) if all_scores else np.zeros(0, np.float32)
+        kinds = np.full(len(boxes), die, np.int64)
+        corners = np.full((len(boxes), 4, 2), np.nan, np.float32)
+        return boxes, scores, kinds, corners
+
+    # --- public ----------------------------------------------------------------------------------
+    def scales(self, width: int, height: int) -> tuple[float, float | None]:
+        """The main-pass scale and the tiled-pass scale (None: no tiles) for a frame size."""
+        long_side = max(width, height)
+        main = min(1.0, self.config.long_side / long_side)
+        if self.config.min_die_px * main >= self.config.min_die_input_px:
+            return main, None
+        tile = min(
+            self.config.max_tile_scale, self.config.min_die_input_px / self.config.min_die_px
+        )
+        return main, tile
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Detect pieces in a uint8 BGR frame (H, W, 3); coordinates are the frame's pixels."""
+        h, w = frame.shape[:2]
+        main_scale, tile_scale = self.scales(w, h)
+        boxes, scores, kinds, corners = self._main_pass(frame, main_scale)
+        if tile_scale is not None:
+            extra = self._tile_pass(frame, tile_scale)
+            boxes = np.concatenate([boxes, extra[0]])
+            scores = np.concatenate([scores, extra[1]])
+            kinds = np.concatenate([kinds, extra[2]])
+            corners = np.concatenate([corners, extra[3]])
+        keep = nms_per_kind(boxes, scores, kinds, self.config.nms_iou)[: self.config.max_objects]
+        boxes, scores, kinds, corners = boxes[keep], scores[keep], kinds[keep], corners[keep]
+        # boxes inside the frame; corners clockwise from the top-left (dice: NaN)
+        boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, w)
+        boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, h)
+        die_rows = kinds == KINDS.index("die")
+        ordered = corners.copy()
+        for i in np.flatnonzero(~die_rows):
+            ordered[i] = order_corners_clockwise(corners[i])
+        ordered[die_rows] = np.nan
+        return Detections.from_boxes(boxes, scores, [KINDS[k] for k in kinds], ordered)
+
+
+__all__ = ["DetectorConfig", "Detector", "decode_maps", "nms_per_kind"]

@@ -1,0 +1,177 @@
+"""`Perception`: the orchestrator that reads as the diagram — detect → read dice → identify.
+
+    frame (uint8 BGR, H × W × 3)
+      → Detector.detect              card / tile / die boxes (+ corners)
+      → DiceReader.read              die value 1–6 and pip colour, on full-resolution crops
+      → count_pips (cross-check)     a sure, disagreeing pip count vetoes the reading (low score)
+      → identify                     card / tile identity: None for now (the identification stage
+                                     lands with issue 7)
+      → Detections
+
+Models load once, in the constructor. `Perception.stages` exposes the stage callables so that
+timing wraps them from outside (see `benchmarks/detect_speed.py`, `models/evaluate.py`).
+`check_frame` turns what a caller might hand us (grey, 16-bit, BGRA) into a BGR uint8 frame, or
+raises `BadFrameError`.
+
+Public names: `PerceptionConfig`, `Perception`, `check_frame`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.detections import Detections
+from vision.detector import Detector, DetectorConfig
+from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_dice
+from vision.errors import BadFrameError
+from vision.pips import PipCounterConfig, count_pips
+
+
+@dataclass(frozen=True)
+class PerceptionConfig:
+    """Settings of the whole perception pipeline.
+
+    Attributes:
+        detector: detector stage settings.
+        dice_reader: die reader settings.
+        pips: pip counter settings.
+        use_pip_veto: whether the pip counter may veto die readings.
+        veto_factor: a vetoed die's value score is multiplied by this.
+        veto_min_confidence: the pip counter must be at least this sure to veto.
+        drop_not_dice: remove detected dice that the reader says are not dice (class 0).
+        min_frame_side: frames smaller than this (either side) are refused.
+    """
+
+    detector: DetectorConfig = field(default_factory=DetectorConfig)
+    dice_reader: DiceReaderConfig = field(default_factory=DiceReaderConfig)
+    pips: PipCounterConfig = field(default_factory=PipCounterConfig)
+    use_pip_veto: bool = True
+    veto_factor: float = 0.2
+    veto_min_confidence: float = 0.9
+    drop_not_dice: bool = True
+    min_frame_side: int = 8
+
+
+def check_frame(frame: np.ndarray, *, min_side: int = 8) -> np.ndarray:
+    """A uint8 BGR (H, W, 3) frame from what OpenCV may read (grey, BGRA, 16-bit, float in [0, 1]).
+
+    Returns the frame itself when it already is one (never modified).
+
+    Raises:
+        BadFrameError: not an image array, or smaller than `min_side` pixels on a side.
+    """
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+        shape = getattr(frame, "shape", None)
+        raise BadFrameError(f"frame must be an image array (h, w[, c]), got shape {shape}")
+    h, w = frame.shape[:2]
+    if min(h, w) < min_side:
+        raise BadFrameError(f"frame too small: {w}x{h} (at least {min_side}x{min_side})")
+    image = frame
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    elif image.dtype in (np.float32, np.float64):
+        image = (np.clip(image, 0.0, 1.0) * 255 + 0.5).astype(np.uint8)
+    elif image.dtype != np.uint8:
+        raise BadFrameError(f"frame dtype must be uint8 or uint16, got {image.dtype}")
+    if image.ndim == 2:
+        image = np.repeat(image[:, :, None], 3, axis=2)
+    elif image.shape[2] == 1:
+        image = np.repeat(image, 3, axis=2)
+    elif image.shape[2] == 4:
+        image = np.ascontiguousarray(image[:, :, :3])
+    elif image.shape[2] != 3:
+        raise BadFrameError(f"frame must have 1, 3 or 4 channels, got {image.shape[2]}")
+    return image
+
+
+class Perception:
+    """Frames → `Detections` (models loaded once).
+
+    Raises:
+        ModelError: a model file is missing or unreadable.
+    """
+
+    def __init__(
+        self,
+        config: PerceptionConfig | None = None,
+        *,
+        detector_model: str | Path | None = None,
+        dice_model: str | Path | None = None,
+    ) -> None:
+        self.config = config or PerceptionConfig()
+        self.detector = Detector(detector_model, self.config.detector)
+        self.reader = DiceReader(dice_model, self.config.dice_reader)
+
+    # --- stages ----------------------------------------------------------------------------------
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Stage 1: boxes of cards, tiles and dice."""
+        return self.detector.detect(frame)
+
+    def read_dice(self, frame: np.ndarray, detections: Detections) -> Detections:
+        """Stage 2: value, colour and value score of every die (crops of the full frame)."""
+        is_die = detections.kinds == "die"
+        if not is_die.any():
+            return detections
+        crops = crop_dice(
+            frame,
+            detections.boxes_xyxy[is_die],
+            size=self.reader.config.crop_size,
+            margin=self.reader.config.margin,
+        )
+        readings = self.reader.read_crops(crops)
+        scores = self._cross_check(crops, readings)
+        values = detections.die_values.copy()
+        colours = detections.die_colours.copy()
+        value_scores = detections.die_value_scores.copy()
+        values[is_die] = readings.values
+        colours[is_die] = readings.colours
+        value_scores[is_die] = scores
+        updated = detections.with_fields(
+            die_values=values, die_colours=colours, die_value_scores=value_scores
+        )
+        if self.config.drop_not_dice:
+            not_die = np.zeros(len(detections), bool)
+            not_die[np.flatnonzero(is_die)[readings.values == 0]] = True
+            updated = updated[~not_die]
+        return updated
+
+    def _cross_check(self, crops: np.ndarray, readings: DieReadings) -> np.ndarray:
+        scores = readings.scores.copy()
+        if not self.config.use_pip_veto:
+            return scores
+        for i, crop in enumerate(crops):
+            if readings.values[i] == 0:
+                continue
+            pips = count_pips(crop, self.config.pips)
+            sure = pips.count > 0 and pips.confidence >= self.config.veto_min_confidence
+            if sure and pips.count != int(readings.values[i]):
+                scores[i] *= self.config.veto_factor
+        return scores
+
+    def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
+        """Stage 3: card and tile identities — None until the identification stage lands."""
+        del frame
+        return detections
+
+    @property
+    def stages(self) -> tuple[tuple[str, object], ...]:
+        """(name, callable) of each stage, in order, for timing from outside."""
+        return (("detect", self.detect), ("read_dice", self.read_dice), ("identify", self.identify))
+
+    # --- whole frame -----------------------------------------------------------------------------
+    def process(self, frame: np.ndarray) -> Detections:
+        """Detections of one frame (uint8 BGR (H, W, 3); grey or 16-bit frames are converted).
+
+        Raises:
+            BadFrameError: the frame cannot be processed (see `check_frame`).
+        """
+        image = check_frame(frame, min_side=self.config.min_frame_side)
+        detections = self.detect(image)
+        detections = self.read_dice(image, detections)
+        return self.identify(image, detections)
+
+
+__all__ = ["Perception", "PerceptionConfig", "check_frame"]
