@@ -19,7 +19,7 @@ from companion_app.viewmodels.scoring import ScoringViewModel
 
 Builder.load_file(__file__.replace(".py", ".kv"))
 
-CELL_WIDTH = 128
+CELL_WIDTH = 140
 ROW_LABEL_WIDTH = 150
 
 

@@ -18,7 +18,8 @@ from companion_app import storage
 from companion_app.i18n import Translator
 from companion_app.viewmodels.panel import PanelLine, PanelSection
 
-MAX_COUNT = 99
+MAX_COUNT = 99  # cards or tiles of one kind
+MAX_POINTS = 9999  # running points (a Café game often passes 100)
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class ScoringViewModel:
 
     def column_bounds(self, column: str) -> tuple[int, int]:
         """The smallest and largest value a cell of `column` may hold."""
-        return (-MAX_COUNT, MAX_COUNT) if column == "points" else (0, MAX_COUNT)
+        return (-MAX_POINTS, MAX_POINTS) if column == "points" else (0, MAX_COUNT)
 
     def count(self, row: str, column: str) -> int:
         """The value in a cell (0 when never set)."""
@@ -170,4 +171,4 @@ def scoring_for(game: str, players: Sequence[str], tr: Translator) -> ScoringVie
     return forms.get(game, ScoringViewModel)(players, tr)
 
 
-__all__ = ["MAX_COUNT", "BreakdownLine", "ScoringViewModel", "scoring_for"]
+__all__ = ["MAX_COUNT", "MAX_POINTS", "BreakdownLine", "ScoringViewModel", "scoring_for"]

@@ -374,3 +374,27 @@ def test_cafe_panel_places_each_tile_in_hand() -> None:
     assert len(tiles.lines) == len(set(mover["hand"]))
     for line in tiles.lines:
         assert line.value == "nowhere now" or line.value.lstrip("+−-").isdigit()
+
+
+@pytest.mark.parametrize("game", ["cafe-international", "kings-breakfast"])
+def test_a_whole_game_tapped_through_ends_with_the_engines_scores(game: str) -> None:
+    """Every step through the Table's choices (as taps would), then Scoring agrees (CI-22,
+    KB-19…KB-23): the totals, ranking and winners of the finished game."""
+    session = _session(game, seed=11)
+    table = TableViewModel(session, TR)
+    for _ in range(3000):
+        if session.is_over:
+            break
+        if session.is_chance_node:
+            assert table.play_chance()
+        else:
+            assert table.choose(table.choices()[0])
+    assert session.is_over and table.prompt() == TR.t("table.prompt.over")
+    form = scoring_for(game, [p.name for p in session.players], TR)
+    form.fill_from_state(session)
+    result = form.result()
+    totals = {name: entry["total"] for name, entry in result["players"].items()}
+    assert totals == session.scores()
+    assert result["winners"] and set(result["winners"]) <= set(totals)
+    best = max(totals.values())
+    assert all(totals[name] == best for name in result["winners"])
