@@ -107,6 +107,7 @@ class TableCompanionApp(App):
         self.corrections: CorrectionsViewModel | None = None
         self._seen: Any = None  # the latest perception result, corrections applied
         self._seen_size = (0, 0)
+        self._no_source: tuple[str, dict[str, Any]] | None = None
         self._demo_left = 0
 
     # ---- Kivy hooks ---
@@ -133,7 +134,7 @@ class TableCompanionApp(App):
         if self._source is not None:
             self.open_live(self._source)
         elif self._demo:
-            self._set_no_source(self.translator.t("table.demo_no_clip"))
+            self._set_no_source("table.demo_no_clip")
         else:
             self.open_live_from_settings(quiet=True)
         if self._demo and self.session is not None:
@@ -226,6 +227,8 @@ class TableCompanionApp(App):
 
     def _refresh_all(self) -> None:
         self._refresh_title()
+        if self._no_source is not None and self.root_view.ids.table.no_source:
+            self._set_no_source(self._no_source[0], **self._no_source[1])
         if self.session is not None:
             self._session_changed(self.session)
         for name in SCREENS:
@@ -270,7 +273,7 @@ class TableCompanionApp(App):
         try:
             source = open_source(spec, loop=True)
         except FrameSourceError as error:
-            self._set_no_source(self.translator.t("table.no_source", reason=str(error)))
+            self._set_no_source("table.no_source", reason=str(error))
             return False
         self.live = LiveLoop(source, self._perceive)
         self.live.start()
@@ -285,17 +288,19 @@ class TableCompanionApp(App):
         """Open the source the settings name (used at start and by "try again")."""
         spec = self.settings_vm.settings.source_spec()
         if not spec:
-            self._set_no_source(self.translator.t("table.no_source_chosen"))
+            self._set_no_source("table.no_source_chosen")
             return False
         opened = self.open_live(spec)
         if opened and not quiet:
             self.show("table")
         return opened
 
-    def _set_no_source(self, message: str) -> None:
+    def _set_no_source(self, key: str, **fields: Any) -> None:
+        """Show why there is no picture (kept as a key, so it follows the language)."""
+        self._no_source = (key, fields)
         table = self.root_view.ids.table
         table.no_source = True
-        table.source_message = message
+        table.source_message = self.translator.t(key, **fields)
 
     def _close_live(self) -> None:
         if self.live is not None:
