@@ -16,10 +16,12 @@ piece matches its back and stays unidentified. References with identical faces (
 penalty cards of equal value) form one class named after the first of them (`Match.aliases`).
 
 Enrolled references (the user's own printing) are matched first: when they identify the piece
-the companion art is not consulted. Matching is vectorised: one matrix product for all pieces of
-a frame (`benchmarks/identify_speed.py`).
+the companion art is not consulted, and a piece's enrolled face replaces its companion face.
+Matching is vectorised: one product per cell for all pieces of a frame
+(`benchmarks/identify_speed.py`).
 
-Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `thumb_size`.
+Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `similarity`, `cell_grid`,
+`fine_config`, `thumb_size`.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ class IdentifyConfig:
         tile_cells: the same for tiles.
         keep_cells: the fraction of best-agreeing cells that count in a similarity (the rest
             may be covered by another piece, a hand or glare).
+        grey_world: balance each face's colour channels to a common mean before describing it
+            (the light's colour and the camera's white balance scale the channels).
+        grey_world_gains: the least and most gain that balancing applies to a channel.
         cell_floor: a cell whose lightness varies less than this fraction of the face's
             typical cell is not amplified to unit length (flat cells carry no pattern).
         inset: fraction of the thumbnail cut off at each side before describing it (rounded
@@ -88,6 +93,8 @@ class IdentifyConfig:
     card_cells: tuple[int, int] = (3, 4)
     tile_cells: tuple[int, int] = (1, 1)
     keep_cells: float = 0.75
+    grey_world: bool = True
+    grey_world_gains: tuple[float, float] = (0.85, 1.18)
     cell_floor: float = 0.3
     inset: float = 0.07
     blur_sigma: float = 0.7
@@ -189,9 +196,16 @@ def describe(thumbs: np.ndarray, config: IdentifyConfig, kind: str = "card") -> 
     if n == 0:
         return np.zeros((0, 0), np.float32)
     rows, cols = _inset_slices((w, h), config.inset)
-    lab = cv2.cvtColor(
-        thumbs.reshape(n * h, w, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab
-    ).reshape(n, h, w, 3)[:, rows, cols]
+    rgb = thumbs[:, rows, cols].astype(np.float32) / 255.0
+    if config.grey_world:
+        # von Kries: the light's colour and the camera's white balance scale each channel
+        # (within limits: a face mostly of one colour must keep it)
+        means = rgb.mean(axis=(1, 2), keepdims=True)
+        gains = means.mean(axis=3, keepdims=True) / (means + 1e-3)
+        low, high = config.grey_world_gains
+        rgb = np.clip(rgb * np.clip(gains, low, high), 0.0, 1.0)
+    ih, iw = rgb.shape[1:3]
+    lab = cv2.cvtColor(rgb.reshape(n * ih, iw, 3), cv2.COLOR_BGR2Lab).reshape(n, ih, iw, 3)
     lightness = lab[..., 0]
     if config.blur_sigma > 0:
         lightness = _blur_stack(lightness, config.blur_sigma)
@@ -333,10 +347,19 @@ class Identifier:
         for ref in self.gallery.references:
             if ref.identity is not None:
                 self._faces.setdefault(ref.identity, ref.face)
+        # an enrolled face replaces the companion art of the same piece: the user's printing
+        # is what lies on the table, and the companion face would only be a look-alike
+        enrolled = {r.identity for r in self.gallery.references if r.source == "enrolled"}
         by_key: dict[tuple[str, str], list[Reference]] = {}
+        enrolled_games = {r.game for r in self.gallery.references if r.source == "enrolled"}
         for ref in self.gallery.references:
             stage = "enrolled" if ref.source == "enrolled" else "companion"
+            if stage == "companion" and ref.identity is not None and ref.identity in enrolled:
+                continue
             by_key.setdefault((ref.kind, stage), []).append(ref)
+            if stage == "companion" and ref.identity is None and ref.game in enrolled_games:
+                # backs compete in the enrolled stage too: a face-down card is no enrolled face
+                by_key.setdefault((ref.kind, "enrolled"), []).append(ref)
         for key, refs in by_key.items():
             self._banks[key] = self._build_bank(refs, key[0])
 
