@@ -130,7 +130,9 @@ class Detections:
         corners_px: np.ndarray | None = None,
     ) -> Detections:
         """Detections with boxes, scores and kinds only (no die values, no identities yet)."""
-        boxes = np.asarray(boxes_xyxy, np.float32).reshape(-1, 4)
+        boxes = np.asarray(boxes_xyxy, np.float32)
+        if boxes.size == 0:
+            boxes = boxes.reshape(0, 4)
         n = len(boxes)
         corners = np.full((n, 4, 2), np.nan, np.float32) if corners_px is None else corners_px
         return cls(

@@ -56,7 +56,7 @@ class DetectorConfig:
     nms_iou: float = 0.5
     max_objects: int = 200
     min_die_px: float = 16.0
-    min_die_input_px: float = 10.0
+    min_die_input_px: float = 8.0
     tile_side: int = 640
     tile_overlap: float = 0.25
     max_tile_scale: float = 1.0

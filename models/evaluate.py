@@ -1,0 +1,303 @@
+"""Evaluate the perception pipeline: ``python -m models.evaluate``.
+
+Two sets:
+- **synthetic**: the eval split of our rendered scenes (``runs/cache/eval_s100`` by default,
+  rendered with ``--split eval`` when missing). Per kind, predictions are matched one-to-one to the
+  renderer's `target` objects by IoU ≥ 0.5 (best score first); a prediction on a recorded but
+  non-target object (mostly hidden or cut by the border) is neither right nor wrong. Reports
+  recall and precision at the configured thresholds, the best recall at precision ≥ 0.98 over all
+  thresholds, and the die value (and colour) accuracy of matched dice.
+- **dice-webcam** (real photos, validation only): a predicted die matches a label when the label's
+  centre (a box around the top face's pips) lies inside the predicted box; each label and each
+  prediction is used once. Reports dice found, found with the right value, and false dice per image.
+
+Writes a per-sample table (CSV and JSON: counts per stage, per-stage times in ms, or the error of a
+sample that failed) and ``summary.json`` into the output folder, and prints the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.detections import KINDS, Detections
+from vision.detector import DetectorConfig
+from vision.pipeline import Perception, PerceptionConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+WEBCAM = ROOT.parent / "shared" / "datasets" / "dice-webcam"
+SWEEP_THRESHOLD = 0.05
+
+
+def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
+
+
+def _timed(perception: Perception, frame: np.ndarray) -> tuple[Detections, dict[str, float]]:
+    """Run the pipeline's stages one by one, timing each from outside."""
+    times: dict[str, float] = {}
+    detections: Detections | None = None
+    for name, stage in perception.stages:
+        start = time.perf_counter()
+        detections = stage(frame) if detections is None else stage(frame, detections)  # type: ignore[operator]
+        times[f"ms_{name}"] = round((time.perf_counter() - start) * 1000, 2)
+    assert detections is not None
+    return detections, times
+
+
+# --- synthetic ---------------------------------------------------------------------------------
+def evaluate_synthetic(
+    perception: Perception, folder: Path, thresholds: dict[str, float], limit: int | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Per-image rows and the summary on a rendered scene folder."""
+    from models.data import read_scene_cache
+
+    records = list(read_scene_cache(folder))[:limit]
+    rows: list[dict[str, Any]] = []
+    # per kind: (score, is_true_positive) of every prediction, and the number of targets
+    scored: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    targets: dict[str, int] = defaultdict(int)
+    dice_right = dice_colour_right = dice_read = 0
+    for record in records:
+        row: dict[str, Any] = {"sample": record.image_path.name, "error": ""}
+        try:
+            frame = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+            if frame is None:
+                raise ValueError(f"cannot read {record.image_path}")
+            detections, times = _timed(perception, frame)
+            row.update(times)
+            for kind in KINDS:
+                objs = [o for o in record.truth["objects"] if o["kind"] == kind and o.get("box")]
+                truth = [o for o in objs if o.get("target")]
+                ignored = np.array([o["box"] for o in objs if not o.get("target")]).reshape(-1, 4)
+                truth_boxes = np.array([o["box"] for o in truth], np.float64).reshape(-1, 4)
+                pred = detections[detections.kinds == kind]
+                order = np.argsort(-pred.scores, kind="stable")
+                pred = pred[order]
+                iou = _iou_matrix(pred.boxes_xyxy.astype(np.float64), truth_boxes)
+                iou_ignored = _iou_matrix(pred.boxes_xyxy.astype(np.float64), ignored)
+                used = np.zeros(len(truth), bool)
+                tp = fp = 0
+                for i in range(len(pred)):
+                    candidates = np.where(~used & (iou[i] >= 0.5), iou[i], -1.0)
+                    j = int(np.argmax(candidates)) if len(truth) else -1
+                    score = float(pred.scores[i])
+                    if j >= 0 and candidates[j] >= 0.5:
+                        used[j] = True
+                        scored[kind].append((score, True))
+                        if score >= thresholds[kind]:
+                            tp += 1
+                            if kind == "die":
+                                dice_read += 1
+                                dice_right += int(pred.die_values[i]) == int(truth[j]["value"])
+                                dice_colour_right += pred.die_colours[i] == truth[j].get("colour")
+                    elif iou_ignored.shape[1] and iou_ignored[i].max() >= 0.3:
+                        continue  # a hidden or cut object: neither right nor wrong
+                    else:
+                        scored[kind].append((score, False))
+                        fp += int(score >= thresholds[kind])
+                targets[kind] += len(truth)
+                row[f"{kind}_targets"] = len(truth)
+                row[f"{kind}_tp"] = tp
+                row[f"{kind}_fp"] = fp
+                row[f"{kind}_fn"] = len(truth) - tp
+        except Exception as error:  # a failing sample is a row, not a crash
+            row["error"] = f"{type(error).__name__}: {error}"
+        rows.append(row)
+    summary: dict[str, Any] = {
+        "images": len(records),
+        "errors": sum(bool(r["error"]) for r in rows),
+    }
+    for kind in KINDS:
+        pairs = sorted(scored[kind], key=lambda p: -p[0])
+        flags = np.array([p[1] for p in pairs], bool)
+        scores = np.array([p[0] for p in pairs])
+        total = targets[kind]
+        at = scores >= thresholds[kind]
+        tp = int(flags[at].sum())
+        fp = int((~flags[at]).sum())
+        best_recall, best_threshold = 0.0, None
+        if len(flags) and total:
+            cum_tp = np.cumsum(flags)
+            precision = cum_tp / np.arange(1, len(flags) + 1)
+            recall = cum_tp / total
+            ok = precision >= 0.98
+            if ok.any():
+                k = int(np.argmax(np.where(ok, recall, -1)))
+                best_recall, best_threshold = float(recall[k]), float(scores[k])
+        summary[kind] = {
+            "targets": total,
+            "recall": round(tp / total, 4) if total else None,
+            "precision": round(tp / (tp + fp), 4) if tp + fp else None,
+            "best_recall_at_precision_0.98": round(best_recall, 4),
+            "threshold_for_it": best_threshold,
+        }
+    summary["die_value_accuracy"] = round(dice_right / dice_read, 4) if dice_read else None
+    summary["die_colour_accuracy"] = round(dice_colour_right / dice_read, 4) if dice_read else None
+    summary["dice_read"] = dice_read
+    _add_times(summary, rows)
+    return rows, summary
+
+
+# --- dice-webcam -------------------------------------------------------------------------------
+def evaluate_webcam(
+    perception: Perception, folder: Path, threshold: float, limit: int | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Per-image rows and the summary on the real dice-webcam photos (validation only)."""
+    labels: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
+    with (folder / "annotations.csv").open() as f:
+        for r in csv.DictReader(f):
+            cx = (float(r["x1"]) + float(r["x2"])) / 2
+            cy = (float(r["y1"]) + float(r["y2"])) / 2
+            labels[r["filename"]].append((cx, cy, int(r["value"])))
+    names = sorted(labels)[:limit]
+    rows: list[dict[str, Any]] = []
+    totals = defaultdict(int)
+    confusions: dict[str, int] = defaultdict(int)
+    for name in names:
+        row: dict[str, Any] = {"sample": name, "error": ""}
+        truth = labels[name]
+        try:
+            frame = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+            if frame is None:
+                raise ValueError(f"cannot read {name}")
+            detections, times = _timed(perception, frame)
+            row.update(times)
+            dice = detections[(detections.kinds == "die") & (detections.scores >= threshold)]
+            order = np.argsort(-dice.scores, kind="stable")
+            dice = dice[order]
+            used = np.zeros(len(dice), bool)
+            found = right = confident_right = 0
+            for cx, cy, value in truth:
+                b = dice.boxes_xyxy
+                inside = (b[:, 0] <= cx) & (cx <= b[:, 2]) & (b[:, 1] <= cy) & (cy <= b[:, 3])
+                candidates = np.flatnonzero(inside & ~used)
+                if len(candidates) == 0:
+                    confusions[f"{value}->missed"] += 1
+                    continue
+                i = int(candidates[0])
+                used[i] = True
+                found += 1
+                got = int(dice.die_values[i])
+                right += got == value
+                combined = float(dice.scores[i] * dice.die_value_scores[i])
+                confident_right += got == value and combined >= 0.5
+                if got != value:
+                    confusions[f"{value}->{got}"] += 1
+            row.update(
+                labelled=len(truth),
+                found=found,
+                right_value=right,
+                confident_right_value=confident_right,
+                false_dice=int((~used).sum()),
+            )
+            for key in ("labelled", "found", "right_value", "confident_right_value", "false_dice"):
+                totals[key] += row[key]
+        except Exception as error:  # a failing sample is a row, not a crash
+            row["error"] = f"{type(error).__name__}: {error}"
+        rows.append(row)
+    n = max(totals["labelled"], 1)
+    summary: dict[str, Any] = {
+        "images": len(names),
+        "errors": sum(bool(r["error"]) for r in rows),
+        "labelled_dice": totals["labelled"],
+        "found": round(totals["found"] / n, 4),
+        "found_with_right_value": round(totals["right_value"] / n, 4),
+        "found_with_right_value_and_score_0.5": round(totals["confident_right_value"] / n, 4),
+        "false_dice_per_image": round(totals["false_dice"] / max(len(names), 1), 4),
+        "confusions": dict(sorted(confusions.items(), key=lambda kv: -kv[1])[:15]),
+    }
+    _add_times(summary, rows)
+    return rows, summary
+
+
+def _add_times(summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    keys = sorted({k for r in rows for k in r if k.startswith("ms_")})
+    summary["median_ms"] = {
+        k[3:]: round(float(np.median([r[k] for r in rows if k in r])), 2) for k in keys
+    }
+
+
+def _write_table(path: Path, rows: list[dict[str, Any]]) -> None:
+    keys: list[str] = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with path.with_suffix(".csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+    path.with_suffix(".json").write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the evaluation from the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m models.evaluate",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--synthetic", type=Path, default=ROOT / "runs" / "cache" / "eval_s100")
+    parser.add_argument(
+        "--synthetic-count",
+        type=int,
+        default=300,
+        help="eval scenes to render when the folder is missing",
+    )
+    parser.add_argument("--webcam", type=Path, default=WEBCAM)
+    parser.add_argument("--sets", default="synthetic,webcam", help="comma-separated sets")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many images per set")
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "eval-latest")
+    parser.add_argument("--detector-model", type=Path, default=None)
+    parser.add_argument("--dice-model", type=Path, default=None)
+    parser.add_argument("--no-pip-veto", action="store_true", help="reader alone, no pip veto")
+    args = parser.parse_args(argv)
+    default = DetectorConfig()
+    thresholds = dict(default.score_thresholds)
+    # run the detector with low thresholds so precision/recall can be swept afterwards
+    low = DetectorConfig(score_thresholds={k: SWEEP_THRESHOLD for k in thresholds})
+    config = PerceptionConfig(detector=low, use_pip_veto=not args.no_pip_veto)
+    perception = Perception(config, detector_model=args.detector_model, dice_model=args.dice_model)
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, Any] = {"thresholds": thresholds, "pip_veto": not args.no_pip_veto}
+    sets = set(args.sets.split(","))
+    if "synthetic" in sets:
+        if not args.synthetic.exists():
+            from models.data import build_scene_cache
+
+            build_scene_cache(args.synthetic, args.synthetic_count, seed=100, split="eval")
+        rows, summary["synthetic"] = evaluate_synthetic(
+            perception, args.synthetic, thresholds, args.limit
+        )
+        _write_table(args.out / "synthetic", rows)
+    if "webcam" in sets:
+        if (args.webcam / "annotations.csv").exists():
+            rows, summary["webcam"] = evaluate_webcam(
+                perception, args.webcam, thresholds["die"], args.limit
+            )
+            _write_table(args.out / "webcam", rows)
+        else:
+            summary["webcam"] = {"error": f"no annotations.csv in {args.webcam}"}
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""Smoke training of both models: a few steps, exported to ONNX, run by onnxruntime.
+
+Skipped when torch is not installed (CI installs only ``.[test]``; ``.[train]`` adds torch).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch not installed (pip install -e '.[train]')")
+pytest.importorskip("onnx", reason="onnx not installed (pip install -e '.[train]')")
+
+
+def test_dice_smoke_training_exports_a_working_reader(tmp_path: Path) -> None:
+    from models.train import main
+    from vision.dice_reader import DiceReader
+
+    out = tmp_path / "dice.onnx"
+    assert (
+        main(
+            [
+                "dice",
+                "--smoke",
+                "--runs",
+                str(tmp_path),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--threads",
+                "1",
+            ]
+        )
+        == 0
+    )
+    readings = DiceReader(out).read_crops(np.zeros((3, 40, 40, 3), np.uint8))
+    assert readings.value_probabilities.shape == (3, 7)
+    np.testing.assert_allclose(readings.value_probabilities.sum(axis=1), 1.0, atol=1e-4)
+    # resumable: a second call finds the checkpoint and only re-exports
+    assert (
+        main(
+            [
+                "dice",
+                "--smoke",
+                "--runs",
+                str(tmp_path),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--threads",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert (tmp_path / "dice-smoke" / "checkpoint.pt").exists()
+
+
+def test_detector_smoke_training_exports_a_working_detector(tmp_path: Path) -> None:
+    from models.train import main
+    from vision.detector import Detector
+
+    out = tmp_path / "detector.onnx"
+    assert (
+        main(
+            [
+                "detector",
+                "--smoke",
+                "--runs",
+                str(tmp_path),
+                "--out",
+                str(out),
+                "--no-progress",
+                "--threads",
+                "1",
+                "--batch",
+                "2",
+            ]
+        )
+        == 0
+    )
+    detections = Detector(out).detect(np.zeros((120, 200, 3), np.uint8))
+    assert detections.boxes_xyxy.shape[1] == 4
