@@ -82,7 +82,9 @@ def tour(folder: str | Path, game: str = "kings-breakfast", language: str = "en"
     prepare_kivy_environment()
     from companion_app.app.main import TableCompanionApp
 
-    app = TableCompanionApp(game=game, demo=True, tour_folder=Path(folder), language=language)
+    app = TableCompanionApp(
+        game=game, demo=True, tour_folder=Path(folder), language=language, demo_steps=16
+    )
     app.run()
     return app.exit_status
 

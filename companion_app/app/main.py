@@ -52,6 +52,7 @@ PREVIEW_HZ = 30.0
 STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
+TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
 SCREENS = ("home", "table", "scoring", "history", "settings")
 TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching
 __all__ = ["RootView", "TableCompanionApp"]
@@ -82,6 +83,7 @@ class TableCompanionApp(App):
         tour_folder: Path | None = None,
         language: str | None = None,
         perceive: Perceive = no_perception,
+        demo_steps: int = DEMO_STEPS,
     ) -> None:
         super().__init__()
         self.title = "Table Companion"
@@ -93,6 +95,7 @@ class TableCompanionApp(App):
         self._demo = demo
         self._tour_folder = tour_folder
         self._perceive = perceive
+        self._demo_steps = demo_steps
         self.store = storage.GameStore()
         self.settings_vm = SettingsViewModel(storage.data_home())
         self.translator = Translator(language or self.settings_vm.settings.language)
@@ -138,7 +141,7 @@ class TableCompanionApp(App):
         else:
             self.open_live_from_settings(quiet=True)
         if self._demo and self.session is not None:
-            self._demo_left = DEMO_STEPS
+            self._demo_left = self._demo_steps
             Clock.schedule_interval(self._demo_step, DEMO_STEP_S)
         Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
         Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
@@ -452,4 +455,4 @@ class TableCompanionApp(App):
             self.save_screenshot(self._tour_folder / f"{shot.replace('@', '_')}.png")
             self._tour(remaining[1:])
 
-        Clock.schedule_once(shoot, 1.5)
+        Clock.schedule_once(shoot, TOUR_SETTLE_S)
