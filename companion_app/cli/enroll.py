@@ -75,8 +75,9 @@ def find_pieces(image: np.ndarray, config: FinderConfig | None = None) -> list[n
     """Quads (4, 2) of the pieces in a photo of pieces on a plain surface, largest first.
 
     `image` is uint8 BGR (H, W, 3). Corners are clockwise from the top-left-most one, in the
-    photo's pixels. Regions that are large but not quadrilateral are returned as None-free
-    quads of their minimum-area rectangle only when they fill it (otherwise skipped).
+    photo's pixels; each side is a straight line fitted to the region's outline (rounded
+    corners do not pull the corners inwards). A large region that does not fill its
+    quadrilateral (two touching pieces, a hand) is skipped.
     """
     config = config or FinderConfig()
     h, w = image.shape[:2]
@@ -115,7 +116,7 @@ def find_pieces(image: np.ndarray, config: FinderConfig | None = None) -> list[n
         fill = cv2.contourArea(contour) / max(cv2.contourArea(quad.astype(np.float32)), 1.0)
         if fill < config.min_fill:
             continue
-        found.append((area, quad / scale))
+        found.append((area, _fit_sides(contour, quad) / scale))
     found.sort(key=lambda item: -item[0])
     if not found:
         return []
@@ -134,6 +135,40 @@ def _quad_of(hull: np.ndarray, config: FinderConfig) -> np.ndarray | None:
             break
     box = cv2.boxPoints(cv2.minAreaRect(hull))
     return np.asarray(box, np.float64)
+
+
+def _fit_sides(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Corners where straight lines fitted to the outline near each side of `quad` meet."""
+    points = contour.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        direction = b - a
+        length = float(np.linalg.norm(direction))
+        if length < 1:
+            return quad
+        direction /= length
+        normal = np.array([-direction[1], direction[0]])
+        along = (points - a) @ direction
+        across = np.abs((points - a) @ normal)
+        near = (along > 0.15 * length) & (along < 0.85 * length) & (across < 0.03 * length + 2)
+        if near.sum() < 5:
+            return quad
+        vx, vy, x0, y0 = cv2.fitLine(points[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        d = np.array([float(vx[0]), float(vy[0])])
+        p = np.array([float(x0[0]), float(y0[0])])
+        n = np.array([-d[1], d[0]])
+        lines.append(np.array([n[0], n[1], -float(n @ p)]))
+    corners = []
+    for k in range(4):
+        point = np.cross(lines[k - 1], lines[k])
+        if abs(point[2]) < 1e-9:
+            return quad
+        corners.append(point[:2] / point[2])
+    fitted = np.array(corners)
+    if np.abs(fitted - quad).max() > 0.1 * np.linalg.norm(quad[2] - quad[0]):
+        return quad
+    return fitted
 
 
 def _clockwise_from_top_left(quad: np.ndarray) -> np.ndarray:
@@ -345,9 +380,9 @@ def _enrol_stream(game: str, source: str, frames_per_piece: int, quiet: bool) ->
         frames = iter(stream)
         last_quad: np.ndarray | None = None
         for identity in game_identities(game):
-            if not quiet:
-                sys.stdout.write(f"show {display_name(identity)}\n")
-                sys.stdout.flush()
+            prompt = sys.stderr if quiet else sys.stdout  # --json keeps stdout for the report
+            prompt.write(f"show {display_name(identity)}\n")
+            prompt.flush()
             taken = False
             budget = _limited(frames, frames_per_piece)
             for frame, quad in _stable_quads(budget, STILL_FRAMES, last_quad):
