@@ -116,6 +116,10 @@ class TableCompanionApp(App):
     # ---- Kivy hooks ---
     def build(self) -> RootView:
         Window.clearcolor = theme.BACKGROUND
+        # Panels nest labels in rows in sections in scroll views: settling their sizes takes
+        # more layout passes than Kivy's default 10 per frame, which left a half-laid-out
+        # screen visible for several frames on a slow tablet.
+        Clock.max_iteration = 30
         root = RootView()
         self.root_view = root
         ids = root.ids
