@@ -41,6 +41,8 @@ def describe_tile(tr: Translator, tile: str) -> str:
 def describe_value(tr: Translator, value: Any) -> str:
     """A field value as text: piece ids translated, lists and dicts spelled out."""
     if isinstance(value, str):
+        if len(value) == 2 and value[0] in "123456" and value[1] in "rgb":  # a die: 5r
+            return f"{value[0]} {_piece(tr, value[1])}"
         if "/" in value and not value.startswith(("/", ".")):
             return describe_tile(tr, value)
         return _piece(tr, value)

@@ -107,7 +107,9 @@ class DiceKingPanel(PanelViewModel):
         if advice is not None and view.get("rolls_left", 0) and advice.keeps:
             lines = []
             for rank, keep in enumerate(advice.keeps[:KEEPS_SHOWN]):
-                kept = " ".join(keep.keep) if keep.keep else t("dk.keep_nothing")
+                kept = (
+                    describe_value(self.tr, list(keep.keep)) if keep.keep else t("dk.keep_nothing")
+                )
                 chance = keep.probabilities.get(keep.target, 0.0)
                 lines.append(
                     PanelLine(

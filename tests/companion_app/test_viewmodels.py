@@ -355,6 +355,9 @@ def test_describe_tiles_and_actions_in_every_language() -> None:
     assert describe_action(TR, "dice-king", {"type": "reroll", "keep": []}) == (
         "Keep nothing, roll the rest"
     )
+    assert describe_action(TR, "dice-king", {"type": "reroll", "keep": ["5r", "5g"]}) == (
+        "Keep 5 red, 5 green, roll the rest"
+    )
     assert describe_action(TR, "kings-breakfast", {"type": "new_kind", "x": 1}) == "new kind x=1"
 
 
