@@ -7,6 +7,7 @@ source). Screens only forward taps here or to their view model.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
@@ -52,6 +53,7 @@ PREVIEW_HZ = 30.0
 STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
+TOUR_TAPS = 4
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
 SCREENS = ("home", "table", "scoring", "history", "settings")
 TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching
@@ -427,6 +429,26 @@ class TableCompanionApp(App):
         table.status = f"{source} · {line}"
 
     # ---- scripted exits (screenshots, the window test) ---
+    def _tap_steps(self, left: int, before: int) -> None:
+        """Tap the first choice (or "At random" at a chance step) like a finger would."""
+        from kivy.tests.common import UnitTestTouch  # only the scripted tour uses it
+
+        session = self.session
+        if left and session is not None and not session.is_over:
+            table = self.root_view.ids.table
+            choices = list(reversed(table.ids.choices.children))
+            target = table.ids.random_button if session.is_chance_node else choices[0]
+            touch = UnitTestTouch(*target.to_window(*target.center))
+            touch.touch_down()
+            touch.touch_up()
+            Clock.schedule_once(lambda _dt: self._tap_steps(left - 1, before), TOUR_SETTLE_S / 2)
+            return
+        assert self._tour_folder is not None
+        after = len(session.history.actions) if session else 0
+        record = {"taps": TOUR_TAPS - left, "steps_before": before, "steps_after": after}
+        (self._tour_folder / "taps.json").write_text(json.dumps(record), encoding="utf-8")
+        self.stop()
+
     def save_screenshot(self, path: Path) -> Path:
         """Save the window to `path` (PNG)."""
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -444,9 +466,13 @@ class TableCompanionApp(App):
 
     def _tour(self, remaining: list[str]) -> None:
         """Show each screen in `remaining` and save ``<name>.png``; a name ``screen@lang``
-        switches the language first (run-time switching, seen in the real window)."""
+        switches the language first (run-time switching, seen in the real window). Then tap
+        through `TOUR_TAPS` steps on the Table with simulated touches and write ``taps.json``."""
         if not remaining:
-            self.stop()
+            self.set_language("en")
+            self.show("table")
+            before = len(self.session.history.actions) if self.session else 0
+            Clock.schedule_once(lambda _dt: self._tap_steps(TOUR_TAPS, before), TOUR_SETTLE_S)
             return
         shot = remaining[0]
         name, _, language = shot.partition("@")

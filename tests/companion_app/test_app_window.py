@@ -2,6 +2,7 @@
 
 1. A tour: the app opens on a demo game, visits every screen and saves a screenshot of each;
    none may be blank, the screens must differ, and switching to Finnish changes the table.
+   Then simulated touches on the Table's buttons play steps, each autosaved.
 2. Never lose a game: the app is killed (SIGKILL) mid-game; the autosaved record replays to
    its own state and resumes.
 """
@@ -61,8 +62,10 @@ def test_every_screen_renders_in_a_real_window(tmp_path: Path) -> None:
     finnish = cv2.imread(str(tmp_path / "shots" / "table_fi.png"))
     assert finnish is not None, "no screenshot after switching to Finnish"
     assert np.abs(finnish.astype(np.int16) - images["table"]).mean() > 1.0  # switched at run time
-    [saved] = GameStore(tmp_path / "home").list()  # the demo game was autosaved
-    assert saved.game == "kings-breakfast" and saved.steps > 0
+    taps = json.loads((tmp_path / "shots" / "taps.json").read_text(encoding="utf-8"))
+    assert taps["steps_after"] == taps["steps_before"] + taps["taps"] > taps["taps"]
+    [saved] = GameStore(tmp_path / "home").list()  # every step was autosaved
+    assert saved.game == "kings-breakfast" and saved.steps == taps["steps_after"]
 
 
 def test_killed_mid_game_loses_nothing_saved(tmp_path: Path) -> None:
