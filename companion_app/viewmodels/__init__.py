@@ -2,17 +2,20 @@
 
 `GameSession` (session) is a game in progress: engine, history, players, autosave, undo/redo and
 a log by round. Screen view models: `HomeViewModel`, `TableViewModel`, `ScoringViewModel`
-(via `scoring_for`), `HistoryViewModel`, `SettingsViewModel`. Game panels (`PANELS`, game name →
-panel class) turn an engine's public view into `PanelSection`s. Nothing here imports Kivy; tests
-run in milliseconds without a window.
+(via `scoring_for`), `HistoryViewModel`, `SettingsViewModel`, and `CorrectionsViewModel` (the
+player's word on a recognised piece). Game panels (`PANELS`, game name → panel class) turn an
+engine's public view into `PanelSection`s; `describe` turns engine values into translated text.
+Nothing here imports Kivy; tests run in milliseconds without a window.
 
 Public names: `GameSession`, `Player`, `HomeViewModel`, `TableViewModel`, `HistoryViewModel`,
-`SettingsViewModel`, `Settings`, `PanelSection`, `PanelLine`, `PANELS`, `scoring_for`.
+`SettingsViewModel`, `Settings`, `CorrectionsViewModel`, `PanelSection`, `PanelLine`, `PANELS`,
+`scoring_for`.
 """
 
 from __future__ import annotations
 
 from companion_app.viewmodels.cafe_international import CafePanel
+from companion_app.viewmodels.corrections import CorrectionsViewModel
 from companion_app.viewmodels.dice_king import DiceKingPanel
 from companion_app.viewmodels.history import HistoryViewModel
 from companion_app.viewmodels.home import HomeViewModel
@@ -31,6 +34,7 @@ PANELS: dict[str, type[PanelViewModel]] = {
 
 __all__ = [
     "PANELS",
+    "CorrectionsViewModel",
     "GameSession",
     "GenericPanel",
     "HistoryViewModel",
