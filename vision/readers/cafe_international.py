@@ -57,11 +57,14 @@ class CafeReaderConfig:
         chair_reach: a tile whose centre is this close to a chair's centre sits on it.
         stool_reach: the same for a bar stool.
         board_margin: the board's edge lies this far outside the layout's extent.
+        min_markers: registration needs this many of the 4 corner markers (2 markers leave the
+            far side of the board up to 25 px off on rendered tables; 3 stay within 9 px).
     """
 
     chair_reach: float = 26.0
     stool_reach: float = 15.0
     board_margin: float = 60.0
+    min_markers: int = 3
 
 
 @dataclass(frozen=True)
@@ -165,17 +168,17 @@ def _aruco_detector() -> Any:
 def register_companion_board(
     frame: np.ndarray, layout_json: Mapping[str, Any], config: CafeReaderConfig | None = None
 ) -> Registration:
-    """Register the companion board from its corner markers (at least 1 marker's 4 corners,
-    all 4 markers preferred).
+    """Register the companion board from its corner markers (`config.min_markers` of the 4).
 
     Raises:
-        RegistrationError: no marker of the board in the frame.
+        RegistrationError: too few markers of the board in the frame.
     """
     config = config or CafeReaderConfig()
     found = find_markers(frame)
-    if len(found) < 2:
+    if len(found) < config.min_markers:
         raise RegistrationError(
-            f"board not registered: {len(found)} of 4 corner markers found (need 2 or more)"
+            f"board not registered: {len(found)} of 4 corner markers found "
+            f"(need {config.min_markers} or more)"
         )
     units = companion_marker_units()
     src = np.vstack([units[name] for name in found])
@@ -339,6 +342,57 @@ def read_table(
     return Reading(observation, (), seen)
 
 
+def register_frame(
+    frame: np.ndarray,
+    layout_json: Mapping[str, Any],
+    *,
+    printed: bool = False,
+    home: Path | None = None,
+    config: CafeReaderConfig | None = None,
+) -> Registration:
+    """The board's registration in `frame`: the companion board's markers, or for a `printed`
+    board the corners remembered for its layout (`save_board_corners`).
+
+    Raises:
+        RegistrationError: markers not found, or no corners remembered for a printed board.
+    """
+    if not printed:
+        return register_companion_board(frame, layout_json, config)
+    name = str(layout_json.get("name", "layout"))
+    corners = load_board_corners(name, (frame.shape[1], frame.shape[0]), home)
+    if corners is None:
+        raise RegistrationError(f"board not registered: no corners given yet for layout {name!r}")
+    return register_printed_board(corners, layout_json, config)
+
+
+def read_frame(
+    frame: np.ndarray,
+    detections: Detections,
+    layout: Layout,
+    layout_json: Mapping[str, Any],
+    *,
+    n_players: int | None = None,
+    registration: Registration | None = None,
+    printed: bool = False,
+    config: CafeReaderConfig | None = None,
+) -> tuple[Reading, Registration | None]:
+    """Register (unless a `registration` is given: the board does not move) and read a frame.
+
+    A board that cannot be registered is a problem of the reading, never a guess. Returns the
+    reading and the registration to reuse for the next frames.
+    """
+    if registration is None:
+        try:
+            registration = register_frame(frame, layout_json, printed=printed, config=config)
+        except RegistrationError as error:
+            return Reading(None, (str(error),), {}), None
+    size = (int(frame.shape[1]), int(frame.shape[0]))
+    reading = read_table(
+        detections, size, registration, layout, layout_json, n_players=n_players, config=config
+    )
+    return reading, registration
+
+
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     """The tiles of one photo of a player's remaining tiles (observation: list of tile ids)."""
     pieces = detections[detections.kinds != "die"]
@@ -367,9 +421,11 @@ __all__ = [
     "find_markers",
     "layout_extent",
     "load_board_corners",
+    "read_frame",
     "read_spread",
     "read_table",
     "register_companion_board",
+    "register_frame",
     "register_points",
     "register_printed_board",
     "save_board_corners",

@@ -16,9 +16,11 @@ from vision.readers.cafe_international import (
     find_markers,
     layout_extent,
     load_board_corners,
+    read_frame,
     read_spread,
     read_table,
     register_companion_board,
+    register_frame,
     register_points,
     register_printed_board,
     save_board_corners,
@@ -147,10 +149,17 @@ def test_ci3_the_companion_board_is_registered_from_its_markers() -> None:
     np.testing.assert_allclose(got, expected, atol=4.0)
 
 
-def test_a_photo_without_the_board_cannot_be_registered() -> None:
-    """No markers: a clear refusal, never a made-up registration."""
+def test_a_photo_without_the_board_cannot_be_registered(tmp_path: Path) -> None:
+    """No markers (or no corners given for a printed board): a clear refusal as a problem of
+    the reading, never a made-up registration."""
+    blank = np.full((480, 640, 3), 128, np.uint8)
     with pytest.raises(RegistrationError, match="0 of 4 corner markers found"):
-        register_companion_board(np.full((480, 640, 3), 128, np.uint8), LAYOUT_JSON)
+        register_companion_board(blank, LAYOUT_JSON)
+    reading, registration = read_frame(blank, detections([]), LAYOUT, LAYOUT_JSON)
+    assert registration is None and reading.observation is None
+    assert reading.problems[0].startswith("board not registered")
+    with pytest.raises(RegistrationError, match="no corners given yet for layout 'reference'"):
+        register_frame(blank, LAYOUT_JSON, printed=True, home=tmp_path)
 
 
 def test_ci22_a_spread_of_remaining_tiles_is_listed() -> None:
