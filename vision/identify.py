@@ -68,6 +68,9 @@ class IdentifyConfig:
         min_distance_ratio: the best other class must be at least this many times farther
             (distance = 1 − similarity) than the best class (a ratio test: a lead of 0.05 is
             decisive at similarity 0.97 and meaningless at 0.5).
+        min_distance_ratio_small: the same for pieces whose shorter side is under
+            `small_side_px` pixels (a 20-pixel tile shows little: it must lead clearly).
+        small_side_px: below this shorter side (frame pixels) a piece counts as small.
         enrolled_min_score: least similarity for an enrolled reference (matched first).
         enrolled_min_margin: least lead for an enrolled reference.
         top_k: how many candidates a `Match` keeps for the UI.
@@ -104,7 +107,9 @@ class IdentifyConfig:
     chroma_floor: float = 4.0
     min_score: float = 0.4
     min_margin: float = 0.02
-    min_distance_ratio: float = 1.5
+    min_distance_ratio: float = 1.3
+    min_distance_ratio_small: float = 1.6
+    small_side_px: float = 30.0
     enrolled_min_score: float = 0.4
     enrolled_min_margin: float = 0.02
     top_k: int = 3
@@ -113,7 +118,7 @@ class IdentifyConfig:
     reference_blurs: tuple[float, ...] = (1.0, 2.0)
     rerank_top: int = 3
     fine_scale: int = 2
-    fine_min_ratio: float = 1.5
+    fine_min_ratio: float = 1.3
     fine_min_margin: float = 0.02
     align_corners: bool = False
     align: AlignConfig = field(default_factory=AlignConfig)
@@ -427,11 +432,13 @@ class Identifier:
         kind: str,
         games: Sequence[str] | None = None,
         fine: Callable[[np.ndarray], np.ndarray] | None = None,
+        sides: np.ndarray | None = None,
     ) -> list[Match]:
         """Match (n, D) query descriptors of one `kind`; enrolled references first.
 
         `fine(indices)` gives the fine-look descriptors of some queries (computed only for the
-        undecided ones); without it there is no fine look.
+        undecided ones); without it there is no fine look. `sides` (n,) are the pieces' shorter
+        sides in frame pixels: small pieces need a clearer lead (`min_distance_ratio_small`).
         """
         n = len(descriptors)
         results: list[Match | None] = [None] * n
@@ -447,7 +454,10 @@ class Identifier:
                 def sub_fine(idx: np.ndarray, chosen: np.ndarray = chosen) -> np.ndarray:
                     return fine(chosen[idx])
 
-            matches = self._match_bank(bank, descriptors[pending], games, stage, sub_fine)
+            sub_sides = None if sides is None else np.asarray(sides, np.float64)[pending]
+            matches = self._match_bank(
+                bank, descriptors[pending], games, stage, sub_fine, sub_sides
+            )
             for i, m in zip(pending, matches, strict=True):
                 previous = results[i]
                 if m.identity is not None or previous is None or m.score > previous.score:
@@ -461,6 +471,7 @@ class Identifier:
         games: Sequence[str] | None,
         stage: str,
         fine: Callable[[np.ndarray], np.ndarray] | None = None,
+        sides: np.ndarray | None = None,
     ) -> list[Match]:
         config = self.config
         n_classes = len(bank.class_labels)
@@ -491,7 +502,10 @@ class Identifier:
         order = np.argsort(-per_class, axis=1)
         min_score = config.enrolled_min_score if stage == "enrolled" else config.min_score
         min_margin = config.enrolled_min_margin if stage == "enrolled" else config.min_margin
-        decided = _decide(per_class, order, min_score, min_margin, config.min_distance_ratio)
+        small = np.zeros(len(queries), bool) if sides is None else sides < config.small_side_px
+        ratio = np.where(small, config.min_distance_ratio_small, config.min_distance_ratio)
+        fine_ratio = np.where(small, config.min_distance_ratio_small, config.fine_min_ratio)
+        decided = _decide(per_class, order, min_score, min_margin, ratio)
         undecided = np.flatnonzero(
             ~decided & (per_class[np.arange(len(queries)), order[:, 0]] >= min_score)
         )
@@ -500,7 +514,7 @@ class Identifier:
             fine_class = self._fine_scores(bank, fine(undecided), top, per_class[undecided])
             fine_order = np.argsort(-fine_class, axis=1)
             fine_decided = _decide(
-                fine_class, fine_order, -1.0, config.fine_min_margin, config.fine_min_ratio
+                fine_class, fine_order, -1.0, config.fine_min_margin, fine_ratio[undecided]
             )
             for row, q in enumerate(undecided):
                 if fine_decided[row]:
@@ -602,7 +616,10 @@ class Identifier:
                 return describe(views, self._fine, kind)
 
             descriptors = describe(thumbs, self.config, kind)
-            matches = self.match_descriptors(descriptors, kind, games, fine)
+            sides = np.array(
+                [np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).min() for q in quads]
+            )
+            matches = self.match_descriptors(descriptors, kind, games, fine, sides)
             for i, m in zip(rows, matches, strict=True):
                 results[i] = m
         return results
@@ -641,7 +658,11 @@ class Identifier:
 
 
 def _decide(
-    per_class: np.ndarray, order: np.ndarray, min_score: float, min_margin: float, ratio: float
+    per_class: np.ndarray,
+    order: np.ndarray,
+    min_score: float,
+    min_margin: float,
+    ratio: float | np.ndarray,
 ) -> np.ndarray:
     """Which rows' best class passes the score, margin and distance-ratio tests."""
     rows = np.arange(len(per_class))
