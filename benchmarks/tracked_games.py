@@ -150,7 +150,7 @@ def play(game: Game, seed: int) -> dict[str, Any]:
                     tracker.correct(state)  # the user would notice later; count it and go on
                 if event.kind == "question":
                     questions += 1
-                    keys = [game.key(s) for s in tracker._question_states]
+                    keys = [game.key(s) for s in tracker.candidate_states]
                     if game.key(state) in keys:
                         tracker.answer(keys.index(game.key(state)))
                     else:

@@ -121,6 +121,7 @@ class Tracker:
     _stable_count: int = -1
     _activity: bool = False
     _history: list[Any] = field(default_factory=list)
+    _question_states: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.explain_states is None:
@@ -195,6 +196,11 @@ class Tracker:
         self._history.append(self.state)
         self.state = state
         self.question = None
+
+    @property
+    def candidate_states(self) -> Sequence[Any]:
+        """The state each candidate of the open question leads to (same order)."""
+        return tuple(self._question_states) if self.question is not None else ()
 
     @property
     def history(self) -> Sequence[Any]:
