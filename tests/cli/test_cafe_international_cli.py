@@ -217,11 +217,11 @@ def test_ci21_demo_plays_a_seeded_game_to_its_end(
 ) -> None:
     """CI-21, CI-22 in the demo: turns, the bar tally, scores and the final result."""
     code, out, _ = _run(
-        ["demo", "--game", "cafe-international", "--seed", "3"], capsys, monkeypatch
+        ["demo", "--text", "--game", "cafe-international", "--seed", "3"], capsys, monkeypatch
     )
     assert code == 0
     assert "turn  1" in out and "bar " in out and "Game over:" in out and "Winner" in out
     code, again, _ = _run(
-        ["demo", "--game", "cafe-international", "--seed", "3"], capsys, monkeypatch
+        ["demo", "--text", "--game", "cafe-international", "--seed", "3"], capsys, monkeypatch
     )
     assert again == out

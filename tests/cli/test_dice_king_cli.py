@@ -136,5 +136,5 @@ def test_advise_text_says_when_a_village_comes_with_a_card(
 
 
 def test_demo_refuses_a_player_count_outside_2_to_5(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--game", "dice-king", "--players", "7"]) == 2
+    assert main(["demo", "--text", "--game", "dice-king", "--players", "7"]) == 2
     assert "2-5 players" in capsys.readouterr().err

@@ -142,7 +142,7 @@ def test_kb9_kb15_kb18_demo_plays_a_whole_game_round_by_round(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """KB-9 (each player acts once a round), KB-15 (king's totals), KB-18 (the end): the demo."""
-    code, out, _ = _run(["demo", "--seed", "3", "--players", "4", "--json"], capsys, monkeypatch)
+    code, out, _ = _run(["demo", "--text", "--seed", "3", "--players", "4", "--json"], capsys, monkeypatch)
     assert code == 0
     log = json.loads(out)
     assert log["players"] == ["Anna", "Ben", "Cleo", "Dan"]
@@ -153,20 +153,20 @@ def test_kb9_kb15_kb18_demo_plays_a_whole_game_round_by_round(
     counts = {"king": log["king"], "players": log["hands"]}
     assert kb.scores_from_counts(counts) == log["scores"]
 
-    code, text, _ = _run(["demo", "--seed", "3", "--players", "4"], capsys, monkeypatch)
+    code, text, _ = _run(["demo", "--text", "--seed", "3", "--players", "4"], capsys, monkeypatch)
     assert code == 0
     assert text.count("Round ") == len(log["rounds"])
     assert "king: " in text and "winner" in text
-    _, again, _ = _run(["demo", "--seed", "3", "--players", "4"], capsys, monkeypatch)
-    _, other, _ = _run(["demo", "--seed", "4", "--players", "4"], capsys, monkeypatch)
+    _, again, _ = _run(["demo", "--text", "--seed", "3", "--players", "4"], capsys, monkeypatch)
+    _, other, _ = _run(["demo", "--text", "--seed", "4", "--players", "4"], capsys, monkeypatch)
     assert again == text and other != text
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["demo", "--screenshot", "out.png", "--exit-after", "2"], "tablet app"),
-        (["demo", "--players", "2"], "KB-3"),
+        (["demo", "--text", "--screenshot", "out.png"], "--screenshot needs the app window"),
+        (["demo", "--text", "--players", "2"], "KB-3"),
     ],
 )
 def test_demo_refusals_exit_2_in_one_line(
@@ -175,6 +175,6 @@ def test_demo_refusals_exit_2_in_one_line(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Screenshots need the tablet app; KB-3 player counts."""
+    """Screenshots need the app window, not the terminal; KB-3 player counts."""
     code, _, err = _run(argv, capsys, monkeypatch)
     assert code == 2 and err.count("\n") == 1 and message in err
