@@ -87,7 +87,7 @@ class AlignConfig:
             rejects the alignment.
     """
 
-    width_px: int = 64
+    width_px: int = 128
     iterations: int = 40
     epsilon: float = 1e-4
     blur_px: int = 3

@@ -198,3 +198,17 @@ def test_rendered_eval_scene_pieces_are_identified_with_few_wrong_guesses(
         if s >= 30
     )
     assert correct_big >= 0.8 * len(big)
+
+
+def test_identified_corners_can_be_refined_by_alignment() -> None:
+    face = art.face("dice-king/orc-2", 300)  # King's Breakfast cards read the same upside down
+    frame, corners = place([face], seed=8, size=(700, 600))
+    width = float(np.linalg.norm(corners[0, 1] - corners[0, 0]))
+    noisy = corners + np.random.default_rng(2).normal(0, 0.02 * width, corners.shape)
+    noisy = noisy.astype(np.float32)
+    aligned = Identifier(default_gallery(["dice-king"]), IdentifyConfig(align_corners=True))
+    result = aligned.identify(frame, detections_for(np.roll(noisy, 1, axis=1), ["card"]))
+    assert result.identities[0] == "dice-king/orc-2"
+    before = np.linalg.norm(noisy[0] - corners[0], axis=1).max()
+    after = np.linalg.norm(result.corners_px[0] - corners[0], axis=1).max()
+    assert after < 0.5 * before and after < 0.01 * width
