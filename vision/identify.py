@@ -108,7 +108,7 @@ class IdentifyConfig:
     min_score: float = 0.4
     min_margin: float = 0.02
     min_distance_ratio: float = 1.3
-    min_distance_ratio_small: float = 1.6
+    min_distance_ratio_small: float = 1.5
     small_side_px: float = 30.0
     enrolled_min_score: float = 0.4
     enrolled_min_margin: float = 0.02
