@@ -10,7 +10,8 @@ face-down piece or a foreign one is correct when null, wrong otherwise.
 
 ``--style restyled`` first enrols a different edition of every piece (`tests/vision/restyle.py`)
 from one photo per piece through ``table-companion enroll GAME --source FOLDER`` into a temporary
-``TABLE_COMPANION_HOME``, then renders the scenes in that edition.
+``TABLE_COMPANION_HOME``, then renders the scenes in that edition. ``--no-enrol`` is the control:
+the same restyled scenes identified with the companion art only.
 
 ``--corners`` also measures corner refinement by reference alignment
 (`vision.rectify.align_to_reference`) against the true corners: largest corner error per piece as
@@ -172,6 +173,9 @@ def main() -> int:
     parser.add_argument("--noise", type=float, default=0.02, help="corner noise, of the width")
     parser.add_argument("--width", type=int, default=1280, help="image width (4:3)")
     parser.add_argument("--style", choices=("companion", "restyled"), default="companion")
+    parser.add_argument(
+        "--no-enrol", action="store_true", help="restyled: skip enrolment (the control)"
+    )
     parser.add_argument("--all-games", action="store_true", help="do not restrict to the game")
     parser.add_argument("--corners", action="store_true", help="also measure corner alignment")
     parser.add_argument("--json", action="store_true")
@@ -186,8 +190,11 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as folder:
             home = Path(folder)
             os.environ["TABLE_COMPANION_HOME"] = str(home)
-            extra["enrolment"] = enrol_restyled(home, args.seed)
-            identifier = Identifier(load_gallery(home=home))
+            if args.no_enrol:  # the control: the restyled edition against the companion art
+                identifier = Identifier(default_gallery())
+            else:
+                extra["enrolment"] = enrol_restyled(home, args.seed)
+                identifier = Identifier(load_gallery(home=home))
             with restyled_art():
                 result = evaluate(
                     identifier, args.count, args.seed, args.noise, size, restrict, args.corners

@@ -1,7 +1,8 @@
 """Test art: a different printing of the same games, and photos of single pieces to enrol from.
 
 Not product code. `restyle` turns a companion face into another "edition": its palette turned
-round the colour wheel, its layout mirrored (text and pictograms no longer where the companion art
+round the colour wheel (except Café International's flags: every edition prints a flag in its
+colours), its layout mirrored (text and pictograms no longer where the companion art
 has them), a new dark frame with a gold rule, and a paper-like texture. `piece_photo` lays faces on
 a plain contrasting surface and photographs them (perspective, light gradient, blur, noise,
 JPEG), as a user would for ``table-companion enroll --source FOLDER``. `restyled_scenes` renders
@@ -38,7 +39,8 @@ def restyle(face: np.ndarray, identity: str = "") -> np.ndarray:
     image = np.ascontiguousarray(face[:, :, :3])
     h, w = image.shape[:2]
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(np.int32)
-    hsv[..., 0] = (hsv[..., 0] + HUE_TURN_DEG // 2) % 180
+    if not identity.startswith("cafe-international/"):  # a flag is a flag in every edition
+        hsv[..., 0] = (hsv[..., 0] + HUE_TURN_DEG // 2) % 180
     hsv[..., 1] = np.clip(hsv[..., 1] * 0.85 + 20, 0, 255)
     out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
     out = np.ascontiguousarray(out[:, ::-1])  # mirrored layout
