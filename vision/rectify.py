@@ -85,6 +85,9 @@ class AlignConfig:
         min_correlation: an alignment correlating less than this is rejected.
         max_shift_fraction: a corner that moved more than this fraction of the quad's mean edge
             rejects the alignment.
+        min_side_px: quads with a side shorter than this are left as they are (too few pixels
+            to do better than the detector); larger ones are compared at no more than their own
+            size (`width_px` at most).
     """
 
     width_px: int = 128
@@ -93,6 +96,7 @@ class AlignConfig:
     blur_px: int = 3
     min_correlation: float = 0.5
     max_shift_fraction: float = 0.12
+    min_side_px: float = 40.0
 
 
 def _gray(image: np.ndarray) -> np.ndarray:
@@ -120,7 +124,10 @@ def align_to_reference(
     if not np.all(np.isfinite(quad)):
         return quad.copy(), 0.0
     rh, rw = reference.shape[:2]
-    width = int(config.width_px)
+    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    if sides.min() < config.min_side_px:
+        return quad.copy(), 0.0
+    width = int(min(config.width_px, max(32.0, round((sides[0] + sides[2]) / 2))))
     height = max(1, int(round(width * rh / rw)))
     template = _gray(cv2.resize(reference, (width, height), interpolation=cv2.INTER_AREA))
     warped = _gray(warp_face(frame, quad, (width, height)))
