@@ -211,9 +211,14 @@ def load_enrolled(games: Sequence[str] | None = None, home: Path | None = None) 
     problems: list[str] = []
     for game in chosen:
         folder = gallery_folder(game, home)
-        if not folder.is_dir():
+        try:
+            if not folder.is_dir():
+                continue
+            paths = sorted(folder.glob("*.png"))
+        except OSError as error:
+            problems.append(f"ignored gallery folder '{folder}': {error.strerror or error}")
             continue
-        for path in sorted(folder.glob("*.png")):
+        for path in paths:
             if path.name.startswith("."):
                 continue  # a temporary file of an interrupted write
             try:
