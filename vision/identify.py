@@ -279,10 +279,10 @@ def _blur_stack(images: np.ndarray, sigma: float) -> np.ndarray:
     taps = cv2.getGaussianKernel(2 * radius + 1, sigma, cv2.CV_32F)
     one = np.ones((1, 1), np.float32)
     rows = np.ascontiguousarray(images, np.float32).reshape(n * h, w)
-    rows = cv2.sepFilter2D(rows, -1, taps, one, borderType=cv2.BORDER_REPLICATE)
-    cols = np.ascontiguousarray(rows.reshape(n, h, w).transpose(0, 2, 1)).reshape(n * w, h)
-    cols = cv2.sepFilter2D(cols, -1, taps, one, borderType=cv2.BORDER_REPLICATE)
-    return cols.reshape(n, w, h).transpose(0, 2, 1)
+    across = np.asarray(cv2.sepFilter2D(rows, -1, taps, one, borderType=cv2.BORDER_REPLICATE))
+    cols = np.ascontiguousarray(across.reshape(n, h, w).transpose(0, 2, 1)).reshape(n * w, h)
+    down = np.asarray(cv2.sepFilter2D(cols, -1, taps, one, borderType=cv2.BORDER_REPLICATE))
+    return down.reshape(n, w, h).transpose(0, 2, 1)
 
 
 def _reference_descriptors(refs: list[Reference], kind: str, config: IdentifyConfig) -> np.ndarray:
@@ -444,7 +444,7 @@ class Identifier:
         results: list[Match | None] = [None] * n
         for stage in ("enrolled", "companion"):
             bank = self._banks.get((kind, stage))
-            pending = [i for i in range(n) if results[i] is None or results[i].identity is None]
+            pending = [i for i, r in enumerate(results) if r is None or r.identity is None]
             if bank is None or not pending:
                 continue
             sub_fine = None
@@ -516,13 +516,13 @@ class Identifier:
             fine_decided = _decide(
                 fine_class, fine_order, -1.0, config.fine_min_margin, fine_ratio[undecided]
             )
-            for row, q in enumerate(undecided):
+            for row, query in enumerate(undecided):
                 if fine_decided[row]:
                     # the fine look's winner, ranked first among the coarse candidates
                     winner = fine_order[row, 0]
-                    rest = [c for c in order[q] if c != winner]
-                    order[q] = np.array([winner, *rest])
-                    decided[q] = True
+                    rest = [c for c in order[query] if c != winner]
+                    order[query] = np.array([winner, *rest])
+                    decided[query] = True
         out: list[Match] = []
         for q in range(len(queries)):
             best = int(order[q, 0])
@@ -620,8 +620,8 @@ class Identifier:
                 [np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).min() for q in quads]
             )
             matches = self.match_descriptors(descriptors, kind, games, fine, sides)
-            for i, m in zip(rows, matches, strict=True):
-                results[i] = m
+            for row_index, m in zip(rows, matches, strict=True):
+                results[row_index] = m
         return results
 
     def identify(

@@ -19,6 +19,7 @@ Public names: `AlignConfig`, `align_to_reference`, `warp_face`, `warp_many`, `fa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -135,7 +136,8 @@ def align_to_reference(
     matrix = np.eye(3, dtype=np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, config.iterations, config.epsilon)
     try:
-        correlation, matrix = cv2.findTransformECC(
+        ecc: Any = cv2.findTransformECC  # the stubs refuse a None mask with a blur size
+        correlation, matrix = ecc(
             template, warped, matrix, cv2.MOTION_HOMOGRAPHY, criteria, None, config.blur_px
         )
     except cv2.error:
