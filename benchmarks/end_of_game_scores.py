@@ -11,11 +11,12 @@ because the real detector is not available yet; the readers and the scoring are 
 detected when the renderer marks it a target: enough of it visible); without it the layouts are
 projected through the camera without drawing (fast); it also renders a mid-game Café table per
 seed and registers the board from its markers in the pixels (the real registration; right:
-every chair within 10 px of where the camera put it). Prints one
-line per game: tables, exactly
-right %, refused (a problem reported, no score), wrong (a made-up score: must be 0), seconds.
+every chair within 10 px of where the camera put it). ``--detector`` renders the photos and runs
+them through the real perception pipeline (`vision.pipeline.Perception`) instead of the truth.
+Prints one line per game: tables, exactly right %, refused (a problem reported, no score), wrong
+(a made-up score: must be 0), seconds.
 
-    .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render] [--csv FILE]
+    .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
 """
 
 from __future__ import annotations
@@ -63,7 +64,13 @@ def final_state(module: Any, players: list[str], seed: int) -> Any:
     return state
 
 
+PERCEPTION: Any = None  # the real pipeline, with --detector
+
+
 def photo(identities: list[str], seed: int, render: bool) -> Any:
+    if PERCEPTION is not None:
+        image, _ = render_spread(identities, seed)
+        return PERCEPTION.process(image)
     if render:
         _, truth = render_spread(identities, seed)
         return detections_from_truth(truth["objects"])
@@ -186,12 +193,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200, help="tables per game")
     parser.add_argument("--render", action="store_true", help="render the photos (slow)")
+    parser.add_argument(
+        "--detector", action="store_true", help="render and run the real perception pipeline"
+    )
     parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--csv", type=Path, help="write one row per table")
     args = parser.parse_args()
     rows = []
-    mode = "rendered photos" if args.render else "projected layouts (no pixels)"
-    print(f"detections: TRUTH-DERIVED (no detector yet); photos: {mode}")
+    global PERCEPTION
+    if args.detector:
+        from vision.pipeline import Perception
+
+        try:
+            PERCEPTION = Perception()
+        except ValueError as error:
+            print(f"real detector: not available ({error})")
+            return
+        args.render = True
+        print("detections: REAL DETECTOR (vision.pipeline.Perception) on rendered photos")
+    else:
+        mode = "rendered photos" if args.render else "projected layouts (no pixels)"
+        print(f"detections: TRUTH-DERIVED (perfect detector); photos: {mode}")
     for game in args.games:
         start = time.perf_counter()
         counts = {"right": 0, "refused": 0, "wrong": 0}

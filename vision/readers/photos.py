@@ -98,16 +98,15 @@ def photo_detections(path: str) -> tuple[Detections, tuple[int, int]]:
     if frame is None:
         raise PhotoError(f"photo {path!r} is not a readable image")
     try:
-        from vision.pipeline import Perception  # type: ignore[import-not-found]
+        from vision.pipeline import Perception
     except ImportError:
         raise PhotoError(
             f"photo {path!r}: no detector is installed yet; pass its detect --json output "
             "(a .json file) instead"
         ) from None
     try:
-        perception = Perception()
-        detections = perception(frame)  # type: ignore[operator]
-    except ValueError as error:
+        detections = Perception().process(frame)
+    except ValueError as error:  # ModelError, BadFrameError: one line, naming the photo
         raise PhotoError(f"photo {path!r}: {error}") from None
     return detections, (int(frame.shape[1]), int(frame.shape[0]))
 
