@@ -45,8 +45,8 @@ from datasets.state_render import (  # noqa: E402
     table_camera,
 )
 from engines.api import random_step  # noqa: E402
-from engines.dice_king.explain import _key as dk_key  # noqa: E402
-from engines.kings_breakfast.explain import _public_key as kb_key  # noqa: E402
+from engines.dice_king.explain import state_key as dk_key  # noqa: E402
+from engines.kings_breakfast.explain import public_key as kb_key  # noqa: E402
 from vision.readers import cafe_international as ci_reader  # noqa: E402
 from vision.readers import dice_king as dk_reader  # noqa: E402
 from vision.readers import kings_breakfast as kb_reader  # noqa: E402

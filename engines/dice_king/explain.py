@@ -233,7 +233,7 @@ def _steps(state: State, after: Observation) -> Iterable[Action]:
         yield action
 
 
-def _key(state: State) -> tuple[Any, ...]:
+def state_key(state: State) -> tuple[Any, ...]:
     """A state up to the faces of look-alike cards and the hidden orders."""
     deck = state.deck
     return (
@@ -270,13 +270,13 @@ def explain_states(
     """
     resting = tuple(sorted(before.dice)) if before.dice else None
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    seen = {_key(before)}
+    seen = {state_key(before)}
     explored = 0
     for depth in range(max_actions + 1):
         found: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
             if (path or not visited) and matches(state, after, resting):
-                found.setdefault(_key(state), (path, state))
+                found.setdefault(state_key(state), (path, state))
         if found:
             return list(found.values())
         if depth == max_actions:
@@ -287,7 +287,7 @@ def explain_states(
                 continue
             for action in _steps(state, after):
                 nxt = _apply(state, action)
-                key = _key(nxt)
+                key = state_key(nxt)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -319,4 +319,5 @@ __all__ = [
     "matches",
     "observe",
     "score_pile",
+    "state_key",
 ]

@@ -130,8 +130,9 @@ def check_observation(observation: Observation) -> list[Problem]:
 # --- explaining --------------------------------------------------------------------------------
 
 
-def _public_key(state: State) -> tuple[object, ...]:
-    """A state without which food each hidden draw was (KB-11): what explanations are told by."""
+def public_key(state: State) -> tuple[object, ...]:
+    """A state without which food each hidden draw was (KB-11): what explanations are told by,
+    and what a tracked state is compared with the truth by."""
     return (
         state.phase,
         state.current,
@@ -215,13 +216,13 @@ def explain_states(
     Sequences that end in the same public state are one explanation (the first found is kept).
     """
     frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    seen = {_public_key(before)}
+    seen = {public_key(before)}
     explored = 0
     for depth in range(max_actions + 1):
         found: dict[tuple[object, ...], tuple[tuple[Action, ...], State]] = {}
         for state, path in frontier:
             if (path or not visited) and state.phase != Phase.DRAW and observe(state) == after:
-                found.setdefault(_public_key(state), (path, state))
+                found.setdefault(public_key(state), (path, state))
         if found:
             return list(found.values())
         if depth == max_actions:
@@ -232,7 +233,7 @@ def explain_states(
                 continue
             for action, source in _steps(state, after):
                 nxt = _apply_unchecked(source, action)
-                key = _public_key(nxt)
+                key = public_key(nxt)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -276,4 +277,5 @@ __all__ = [
     "explain_states",
     "observe",
     "public_actions",
+    "public_key",
 ]

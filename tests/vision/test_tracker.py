@@ -8,7 +8,7 @@ import numpy as np
 
 import engines.kings_breakfast as kb
 from engines.api import random_step
-from engines.kings_breakfast.explain import Observation, _public_key, observe
+from engines.kings_breakfast.explain import Observation, observe, public_key
 from engines.kings_breakfast.state import DrawCard, TakePile
 from vision.readers import Reading
 from vision.tracker import Tracker, TrackerConfig, hand_in_frame
@@ -91,7 +91,7 @@ def test_an_unexplained_table_is_a_question_and_a_later_explained_one_withdraws_
     after = kb.apply(state, TakePile(food))
     events = _feed(tracker, 2.0, 1.0, Reading(observe(after)), 9)
     assert [e.kind for e in events] == ["withdrawn", "applied"]
-    assert tracker.question is None and _public_key(tracker.state) == _public_key(after)
+    assert tracker.question is None and public_key(tracker.state) == public_key(after)
 
 
 def test_the_user_answers_a_question_by_picking_or_by_setting_the_state() -> None:

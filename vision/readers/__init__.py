@@ -4,13 +4,17 @@ Owns the table zones (`zones`), the three game readers (`kings_breakfast`, `cafe
 `dice_king`) and reading photos for scoring (`photos`). A reader never guesses: a piece it cannot
 place or identify is a problem in the result, and an observation with problems is not used.
 
-Public names: `Reading`, and the modules above.
+Public names: `Reading`, `card_centres`, `foreign_problem`, and the modules above.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+from vision.detections import Detections
 
 
 @dataclass(frozen=True)
@@ -33,4 +37,22 @@ class Reading:
         return self.observation is not None and not self.problems
 
 
-__all__ = ["Reading"]
+def card_centres(detections: Detections) -> np.ndarray:
+    """(n, 2) centre of each detection: the mean of its corners, else of its box."""
+    corners = detections.corners_px
+    centres = corners.mean(axis=1) if len(detections) else np.zeros((0, 2), np.float32)
+    boxes = detections.boxes_xyxy
+    box_centres = np.column_stack(
+        [(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2]
+    )
+    missing = ~np.all(np.isfinite(centres), axis=1) if len(detections) else np.zeros(0, bool)
+    centres = np.where(missing[:, None], box_centres, centres) if len(detections) else centres
+    return centres
+
+
+def foreign_problem(identity: str, game: str) -> str:
+    """The problem line for a piece of another game."""
+    return f"a {identity.partition('/')[0]} piece ({identity}) is not a {game} piece"
+
+
+__all__ = ["Reading", "card_centres", "foreign_problem"]

@@ -31,8 +31,7 @@ import numpy as np
 from engines.cafe_international.explain import Observation
 from engines.cafe_international.layout import Layout
 from vision.detections import Detections
-from vision.readers import Reading
-from vision.readers.kings_breakfast import card_centres, foreign_problem
+from vision.readers import Reading, card_centres, foreign_problem
 from vision.readers.zones import zones_file
 
 GAME = "cafe-international"

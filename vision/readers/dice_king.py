@@ -13,8 +13,7 @@ from collections import Counter
 
 from engines.dice_king.explain import Observation
 from vision.detections import Detections
-from vision.readers import Reading
-from vision.readers.kings_breakfast import card_centres, foreign_problem
+from vision.readers import Reading, card_centres, foreign_problem
 from vision.readers.zones import Zones, default_zones
 
 GAME = "dice-king"

@@ -11,34 +11,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
-
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
 from vision.detections import Detections
-from vision.readers import Reading
+from vision.readers import Reading, card_centres, foreign_problem
 from vision.readers.zones import Zones, default_zones
 
 GAME = "kings-breakfast"
 PREFIX = GAME + "/"
-
-
-def card_centres(detections: Detections) -> np.ndarray:
-    """(n, 2) centre of each detection: the mean of its corners, else of its box."""
-    corners = detections.corners_px
-    centres = corners.mean(axis=1) if len(detections) else np.zeros((0, 2), np.float32)
-    boxes = detections.boxes_xyxy
-    box_centres = np.column_stack(
-        [(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2]
-    )
-    missing = ~np.all(np.isfinite(centres), axis=1) if len(detections) else np.zeros(0, bool)
-    centres = np.where(missing[:, None], box_centres, centres) if len(detections) else centres
-    return centres
-
-
-def foreign_problem(identity: str, game: str) -> str:
-    """The problem line for a piece of another game."""
-    return f"a {identity.partition('/')[0]} piece ({identity}) is not a {game} piece"
 
 
 def read_table(
@@ -109,4 +89,4 @@ def read_spread(
     return Reading(None if problems else dict(counts), tuple(dict.fromkeys(problems)), seen)
 
 
-__all__ = ["card_centres", "foreign_problem", "read_spread", "read_table"]
+__all__ = ["read_spread", "read_table"]

@@ -11,13 +11,13 @@ from engines.api import random_step
 from engines.dice_king.catalogue import companion_deck
 from engines.dice_king.explain import (
     Observation,
-    _key,
     check_kingdom,
     check_observation,
     explain,
     explain_states,
     observe,
     score_pile,
+    state_key,
 )
 from engines.dice_king.state import Phase, Reroll, RollDie, Take, TakePenalty
 
@@ -46,7 +46,7 @@ def test_dk8_the_first_roll_is_six_dice() -> None:
     assert explain(start, observe(rolled)) == [()]
     found = explain_states(start, observe(rolled), visited=True)
     assert len(found) == 1 and len(found[0][0]) == 6
-    assert _key(found[0][1]) == _key(rolled)
+    assert state_key(found[0][1]) == state_key(rolled)
 
 
 def test_dk8_a_reroll_keeps_the_dice_still_seen() -> None:
@@ -59,7 +59,7 @@ def test_dk8_a_reroll_keeps_the_dice_still_seen() -> None:
     for reading in ("2g", "2g", "6r", "6r"):
         after = dk.apply(after, RollDie(reading))
     found = explain_states(state, observe(after))
-    assert len(found) == 1 and _key(found[0][1]) == _key(after)
+    assert len(found) == 1 and state_key(found[0][1]) == state_key(after)
     assert isinstance(found[0][0][0], Reroll)
 
 
@@ -84,7 +84,7 @@ def test_dk9_dk12_a_take_and_the_refill_are_one_explanation() -> None:
         pytest.fail("no take in the seeded games")
     after = _settle(dk.apply(state, takes[0]), rng)
     states = [s for _, s in explain_states(state, observe(after))]
-    assert [_key(s) for s in states] == [_key(after)]
+    assert [state_key(s) for s in states] == [state_key(after)]
 
 
 def test_dk11_a_penalty_is_explained_when_nothing_is_met() -> None:
@@ -98,7 +98,7 @@ def test_dk11_a_penalty_is_explained_when_nothing_is_met() -> None:
         pytest.fail("no penalty in the seeded games")
     after = _settle(dk.apply(state, TakePenalty()), rng)
     found = explain_states(state, observe(after))
-    assert [_key(s) for _, s in found] == [_key(after)]
+    assert [state_key(s) for _, s in found] == [state_key(after)]
     assert found[0][0][0] == TakePenalty()
 
 
@@ -119,7 +119,7 @@ def test_dk8_resting_dice_after_a_take_are_not_a_new_roll() -> None:
         seen.row, seen.village_tops, seen.penalty_top, state.dice, seen.kingdom_tops
     )
     found = explain_states(state, resting)
-    assert [_key(s) for _, s in found] == [_key(after)]
+    assert [state_key(s) for _, s in found] == [state_key(after)]
     assert not any(isinstance(a, RollDie) for a in found[0][0])
 
 
@@ -160,5 +160,5 @@ def test_dk24_every_step_of_a_game_is_explained() -> None:
     while not dk.is_over(truth):
         truth = _settle(dk.apply(truth, random_step(dk, truth, rng)), rng)
         found = explain_states(tracked, observe(truth), visited=True)
-        assert [_key(s) for _, s in found] == [_key(truth)]
+        assert [state_key(s) for _, s in found] == [state_key(truth)]
         tracked = found[0][1]

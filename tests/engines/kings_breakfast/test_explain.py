@@ -10,11 +10,11 @@ import engines.kings_breakfast as kb
 from engines.api import random_step
 from engines.kings_breakfast.explain import (
     Observation,
-    _public_key,
     check_observation,
     explain,
     explain_states,
     observe,
+    public_key,
 )
 from engines.kings_breakfast.state import DealCard, DrawCard, DrawnCard, Phase, TakePile
 
@@ -40,7 +40,7 @@ def test_kb6_the_deal_is_explained_by_dealt_cards() -> None:
     assert len(found) == 1
     path, state = found[0]
     assert len(path) == 6 and all(isinstance(a, DealCard) for a in path)
-    assert _public_key(state) == _public_key(after)
+    assert public_key(state) == public_key(after)
 
 
 def test_kb10_a_vanished_pile_is_the_current_players_take() -> None:
@@ -142,5 +142,5 @@ def test_kb9_every_settled_step_of_a_game_is_explained(seed: int) -> None:
         while kb.is_chance_node(truth) and not kb.is_over(truth):
             truth = kb.apply(truth, random_step(kb, truth, rng))
         found = explain_states(tracked, observe(truth), visited=True)
-        assert [_public_key(s) for _, s in found].count(_public_key(truth)) == 1
-        tracked = next(s for _, s in found if _public_key(s) == _public_key(truth))
+        assert [public_key(s) for _, s in found].count(public_key(truth)) == 1
+        tracked = next(s for _, s in found if public_key(s) == public_key(truth))
