@@ -19,6 +19,12 @@ a fraction of its shorter side, before and after.
 
     .venv/bin/python benchmarks/identify_accuracy.py --count 15
     .venv/bin/python benchmarks/identify_accuracy.py --count 15 --style restyled
+    .venv/bin/python benchmarks/identify_accuracy.py --count 6 --frames 5
+
+``--frames N`` renders each scene N times from a still camera with fresh camera effects (blur,
+noise, JPEG) and corner noise, identifies every frame, votes over the frames with
+`vision.voting.VoteTracker` and scores the voted identities of the last frame next to that
+frame's own.
 """
 
 from __future__ import annotations
@@ -154,6 +160,71 @@ def evaluate(
     }
 
 
+def evaluate_voting(
+    identifier: Identifier, count: int, seed: int, noise: float, size: tuple[int, int], frames: int
+) -> dict[str, Any]:
+    """Each scene seen `frames` times by a still camera; identities voted and scored."""
+    import dataclasses
+
+    from datasets.render import layouts
+    from datasets.render.effects import encode_jpeg, sample_effects
+    from datasets.render.scene import render_pieces, sample_environment, sample_rng
+    from vision.geometry import box_from_corners
+    from vision.voting import VoteTracker
+
+    rng = np.random.default_rng(seed)
+    tally: dict[tuple[str, ...], dict[str, int]] = defaultdict(
+        lambda: {"correct": 0, "wrong": 0, "null": 0}
+    )
+    for game in GAMES:
+        for index in range(count):
+            scene_rng = sample_rng(seed, index)
+            scene = layouts.sample_table(scene_rng, game, "eval")
+            environment = sample_environment(scene_rng, scene, size, "eval")
+            tracker = VoteTracker()
+            voted: Detections | None = None
+            single: list[Match | None] = []
+            chosen: list[dict[str, Any]] = []
+            for _ in range(frames):
+                effects = sample_effects(scene_rng, size[0])
+                shot = dataclasses.replace(environment, effects=effects)
+                rendered = render_pieces(scene.pieces, scene.distractors, shot)
+                jpeg = encode_jpeg(rendered.image, effects.jpeg_quality)
+                frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+                chosen = [
+                    o for o in rendered.objects if o["kind"] in ("card", "tile") and o["target"]
+                ]
+                if not chosen:
+                    break
+                true = np.array([o["corners"] for o in chosen], np.float64)
+                widths = np.linalg.norm(np.roll(true, -1, axis=1) - true, axis=2).min(axis=1)
+                jitter = rng.normal(0, noise / np.sqrt(2), true.shape) * widths[:, None, None]
+                noisy = true + jitter
+                boxes = np.stack([box_from_corners(q) for q in noisy])
+                detections = Detections.from_boxes(
+                    boxes.astype(np.float32),
+                    np.ones(len(chosen), np.float32),
+                    [o["kind"] for o in chosen],
+                    noisy.astype(np.float32),
+                )
+                single = identifier.match(frame, detections, [game])
+                voted = tracker.update(identifier.identify(frame, detections, [game]))
+            if voted is None or not chosen:
+                continue
+            for o, m, identity in zip(chosen, single, voted.identities, strict=True):
+                one, category = _score(o, m, game)
+                both, _ = _score(o, _as_match(identity, m), game)
+                tally[(game, category, "one frame")][one] += 1
+                tally[(game, category, f"voted over {frames}")][both] += 1
+    return {"tally": {"/".join(k): v for k, v in sorted(tally.items())}}
+
+
+def _as_match(identity: str | None, like: Match | None) -> Match:
+    same_face = like is not None and identity is not None and identity in like.aliases
+    aliases = like.aliases if same_face and like is not None else (identity or "",)
+    return Match(identity, 1.0, 1.0, 0, identity, None, (), tuple(aliases))
+
+
 def _score(truth: dict[str, Any], match: Match | None, game: str) -> tuple[str, str]:
     identity = truth["identity"] if truth["face_up"] else None
     category = "face" if identity else ("back" if truth["identity"] else "foreign")
@@ -178,6 +249,9 @@ def main() -> int:
     )
     parser.add_argument("--all-games", action="store_true", help="do not restrict to the game")
     parser.add_argument("--corners", action="store_true", help="also measure corner alignment")
+    parser.add_argument(
+        "--frames", type=int, default=0, help="N > 1: still-camera clips of N frames, voted"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     size = (args.width, args.width * 3 // 4)
@@ -199,6 +273,10 @@ def main() -> int:
                 result = evaluate(
                     identifier, args.count, args.seed, args.noise, size, restrict, args.corners
                 )
+    elif args.frames > 1:
+        identifier = Identifier(default_gallery())
+        result = evaluate_voting(identifier, args.count, args.seed, args.noise, size, args.frames)
+        result.update(pieces=0, ms_per_piece=0.0, corners={})
     else:
         identifier = Identifier(default_gallery())
         result = evaluate(
