@@ -21,6 +21,9 @@ a fraction of its shorter side, before and after.
     .venv/bin/python benchmarks/identify_accuracy.py --count 15 --style restyled
     .venv/bin/python benchmarks/identify_accuracy.py --count 6 --frames 5
 
+``--mixed`` renders tables of all three games with foreign cards and tiles (which must stay
+unidentified) and matches against every game.
+
 ``--frames N`` renders each scene N times from a still camera with fresh camera effects (blur,
 noise, JPEG) and corner noise, identifies every frame, votes over the frames with
 `vision.voting.VoteTracker` and scores the voted identities of the last frame next to that
@@ -96,15 +99,20 @@ def evaluate(
     size: tuple[int, int],
     restrict: bool,
     corners: bool,
+    mixed: bool = False,
 ) -> dict[str, Any]:
-    """Render `count` scenes per game and score identification; returns the tallies."""
+    """Render `count` scenes per game and score identification; returns the tallies.
+
+    `mixed`: `count` scenes of all games mixed with foreign cards and tiles instead, matched
+    against every game (tallied as ``mixed``).
+    """
     rng = np.random.default_rng(seed)
     tally: dict[tuple[str, ...], dict[str, int]] = defaultdict(
         lambda: {"correct": 0, "wrong": 0, "null": 0}
     )
     corner_errors: dict[str, list[tuple[float, float]]] = defaultdict(list)
     match_seconds, pieces = 0.0, 0
-    for game in GAMES:
+    for game in (None,) if mixed else GAMES:
         for index in range(count):
             sample = render_sample(seed, index, game=game, split="eval", size=size)
             frame = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
@@ -127,12 +135,14 @@ def evaluate(
                 shown.astype(np.float32),
             )
             started = time.perf_counter()
-            matches = identifier.match(frame, detections, [game] if restrict else None)
+            games = [game] if restrict and game is not None else None
+            matches = identifier.match(frame, detections, games)
             match_seconds += time.perf_counter() - started
             pieces += len(chosen)
             for o, m, width, quad in zip(chosen, matches, widths, shown, strict=True):
-                outcome, category = _score(o, m, game)
-                for key in ((game, category), (game, category, _bucket(width))):
+                outcome, category = _score(o, m)
+                name = game or "mixed"
+                for key in ((name, category), (name, category, _bucket(width))):
                     tally[key][outcome] += 1
                 if corners and category == "face" and m is not None and m.identity:
                     printed = np.roll(quad, m.rotation, axis=0)
@@ -212,8 +222,8 @@ def evaluate_voting(
             if voted is None or not chosen:
                 continue
             for o, m, identity in zip(chosen, single, voted.identities, strict=True):
-                one, category = _score(o, m, game)
-                both, _ = _score(o, _as_match(identity, m), game)
+                one, category = _score(o, m)
+                both, _ = _score(o, _as_match(identity, m))
                 tally[(game, category, "one frame")][one] += 1
                 tally[(game, category, f"voted over {frames}")][both] += 1
     return {"tally": {"/".join(k): v for k, v in sorted(tally.items())}}
@@ -225,7 +235,7 @@ def _as_match(identity: str | None, like: Match | None) -> Match:
     return Match(identity, 1.0, 1.0, 0, identity, None, (), tuple(aliases))
 
 
-def _score(truth: dict[str, Any], match: Match | None, game: str) -> tuple[str, str]:
+def _score(truth: dict[str, Any], match: Match | None) -> tuple[str, str]:
     identity = truth["identity"] if truth["face_up"] else None
     category = "face" if identity else ("back" if truth["identity"] else "foreign")
     predicted = match.identity if match is not None else None
@@ -250,12 +260,15 @@ def main() -> int:
     parser.add_argument("--all-games", action="store_true", help="do not restrict to the game")
     parser.add_argument("--corners", action="store_true", help="also measure corner alignment")
     parser.add_argument(
+        "--mixed", action="store_true", help="scenes of all games and foreign pieces, unrestricted"
+    )
+    parser.add_argument(
         "--frames", type=int, default=0, help="N > 1: still-camera clips of N frames, voted"
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     size = (args.width, args.width * 3 // 4)
-    restrict = not args.all_games
+    restrict = not args.all_games and not args.mixed
     started = time.perf_counter()
     extra: dict[str, Any] = {}
     if args.style == "restyled":
@@ -280,7 +293,7 @@ def main() -> int:
     else:
         identifier = Identifier(default_gallery())
         result = evaluate(
-            identifier, args.count, args.seed, args.noise, size, restrict, args.corners
+            identifier, args.count, args.seed, args.noise, size, restrict, args.corners, args.mixed
         )
     result.update(extra)
     result["seconds"] = round(time.perf_counter() - started, 1)
