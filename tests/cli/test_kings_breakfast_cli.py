@@ -142,7 +142,9 @@ def test_kb9_kb15_kb18_demo_plays_a_whole_game_round_by_round(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """KB-9 (each player acts once a round), KB-15 (king's totals), KB-18 (the end): the demo."""
-    code, out, _ = _run(["demo", "--text", "--seed", "3", "--players", "4", "--json"], capsys, monkeypatch)
+    code, out, _ = _run(
+        ["demo", "--text", "--seed", "3", "--players", "4", "--json"], capsys, monkeypatch
+    )
     assert code == 0
     log = json.loads(out)
     assert log["players"] == ["Anna", "Ben", "Cleo", "Dan"]
