@@ -54,7 +54,7 @@ from datasets import art  # noqa: E402
 from datasets.render.scene import render_sample  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.gallery import default_gallery, load_gallery  # noqa: E402
-from vision.identify import Identifier, Match  # noqa: E402
+from vision.identify import Identifier, IdentifyConfig, Match  # noqa: E402
 from vision.rectify import align_to_reference  # noqa: E402
 
 GAMES = ("kings-breakfast", "cafe-international", "dice-king")
@@ -260,6 +260,9 @@ def main() -> int:
     parser.add_argument("--all-games", action="store_true", help="do not restrict to the game")
     parser.add_argument("--corners", action="store_true", help="also measure corner alignment")
     parser.add_argument(
+        "--verify", action="store_true", help="IdentifyConfig(verify=True): for still photos"
+    )
+    parser.add_argument(
         "--mixed", action="store_true", help="scenes of all games and foreign pieces, unrestricted"
     )
     parser.add_argument(
@@ -269,6 +272,7 @@ def main() -> int:
     args = parser.parse_args()
     size = (args.width, args.width * 3 // 4)
     restrict = not args.all_games and not args.mixed
+    config = IdentifyConfig(verify=args.verify)
     started = time.perf_counter()
     extra: dict[str, Any] = {}
     if args.style == "restyled":
@@ -278,20 +282,20 @@ def main() -> int:
             home = Path(folder)
             os.environ["TABLE_COMPANION_HOME"] = str(home)
             if args.no_enrol:  # the control: the restyled edition against the companion art
-                identifier = Identifier(default_gallery())
+                identifier = Identifier(default_gallery(), config)
             else:
                 extra["enrolment"] = enrol_restyled(home, args.seed)
-                identifier = Identifier(load_gallery(home=home))
+                identifier = Identifier(load_gallery(home=home), config)
             with restyled_art():
                 result = evaluate(
                     identifier, args.count, args.seed, args.noise, size, restrict, args.corners
                 )
     elif args.frames > 1:
-        identifier = Identifier(default_gallery())
+        identifier = Identifier(default_gallery(), config)
         result = evaluate_voting(identifier, args.count, args.seed, args.noise, size, args.frames)
         result.update(pieces=0, ms_per_piece=0.0, corners={})
     else:
-        identifier = Identifier(default_gallery())
+        identifier = Identifier(default_gallery(), config)
         result = evaluate(
             identifier, args.count, args.seed, args.noise, size, restrict, args.corners, args.mixed
         )

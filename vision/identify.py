@@ -89,6 +89,14 @@ class IdentifyConfig:
             reference face (`vision.rectify.align_to_reference`; about 10 ms a piece, so off by
             default: for still photos, not the live loop).
         align: settings of that alignment.
+        verify: settle an undecided piece (at least `verify_min_side_px` on its shorter side)
+            between its two best candidates by aligning each one's face with the frame
+            (`vision.rectify.align_to_reference`): the winner needs an aligned correlation of
+            `verify_min_correlation` and a lead of `verify_margin`. Tens of milliseconds a
+            piece, so off by default: for still photos (scoring from photos), not the live loop.
+        verify_min_side_px: the least shorter side (frame pixels) of a piece worth verifying.
+        verify_min_correlation: the least aligned correlation of the winner.
+        verify_margin: the least lead of the winner's aligned correlation.
     """
 
     card_thumb: tuple[int, int] = (24, 36)
@@ -121,6 +129,10 @@ class IdentifyConfig:
     fine_min_ratio: float = 1.3
     fine_min_margin: float = 0.02
     align_corners: bool = False
+    verify: bool = False
+    verify_min_side_px: float = 60.0
+    verify_min_correlation: float = 0.8
+    verify_margin: float = 0.08
     align: AlignConfig = field(default_factory=AlignConfig)
 
 
@@ -620,9 +632,50 @@ class Identifier:
                 [np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).min() for q in quads]
             )
             matches = self.match_descriptors(descriptors, kind, games, fine, sides)
+            if self.config.verify:
+                matches = [
+                    self._verify(frame, quad, m) if side >= self.config.verify_min_side_px else m
+                    for quad, m, side in zip(quads, matches, sides, strict=True)
+                ]
             for row_index, m in zip(rows, matches, strict=True):
                 results[row_index] = m
         return results
+
+    def _verify(self, frame: np.ndarray, quad: np.ndarray, match: Match) -> Match:
+        """An undecided piece's two best candidates compared by aligned correlation (ECC)."""
+        config = self.config
+        if match.identity is not None or len(match.candidates) < 2:
+            return match
+        if match.score < config.min_score:
+            return match
+        printed = np.roll(quad, match.rotation, axis=0)
+        results: list[tuple[float, int, str]] = []
+        for candidate, _ in match.candidates[:2]:
+            face = self._faces.get(candidate)
+            if face is None:
+                return match
+            best = (0.0, match.rotation)
+            for turn in (0, 2):  # many faces read almost the same upside down
+                _, correlation = align_to_reference(
+                    frame, np.roll(printed, turn, axis=0), face, config.align
+                )
+                if correlation > best[0]:
+                    best = (correlation, (match.rotation + turn) % 4)
+            results.append((best[0], best[1], candidate))
+        results.sort(reverse=True)
+        (top, rotation, identity), (other, _, _) = results[0], results[1]
+        if top < config.verify_min_correlation or top - other < config.verify_margin:
+            return match
+        score = dict(match.candidates)[identity]
+        aliases = match.aliases if identity == match.label else (identity,)
+        return replace(
+            match,
+            identity=identity,
+            score=score,
+            rotation=rotation,
+            label=identity,
+            aliases=aliases,
+        )
 
     def identify(
         self,
