@@ -212,3 +212,19 @@ def test_identified_corners_can_be_refined_by_alignment() -> None:
     before = np.linalg.norm(noisy[0] - corners[0], axis=1).max()
     after = np.linalg.norm(result.corners_px[0] - corners[0], axis=1).max()
     assert after < 0.5 * before and after < 0.01 * width
+
+
+def test_verification_does_not_guess_between_twins() -> None:
+    face = art.face("kings-breakfast/ham", 240)
+    twin = face.copy()
+    twin[-12:] = (twin[-12:] * 0.97).astype(np.uint8)
+    gallery = Gallery(
+        (
+            Reference("kings-breakfast/ham", "kings-breakfast", "card", face),
+            Reference("kings-breakfast/cake", "kings-breakfast", "card", twin),
+        )
+    )
+    config = IdentifyConfig(duplicate_similarity=1.01, verify=True)
+    frame, corners = place([face], seed=4)
+    (match,) = Identifier(gallery, config).match(frame, detections_for(corners, ["card"]))
+    assert match is not None and match.identity is None
