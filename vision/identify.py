@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -688,6 +689,15 @@ class Identifier:
         An identified piece's corners are re-listed from its printed top-left (clockwise); the
         others keep theirs. Unidentified pieces get identity None and score 0.
         """
+        return self.identify_detailed(frame, detections, games)[0]
+
+    def identify_detailed(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        games: Sequence[str] | None = None,
+    ) -> tuple[Detections, list[Match | None]]:
+        """`identify`, and the `Match` of every row (its candidates are what the UI offers)."""
         matches = self.match(frame, detections, games)
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()
@@ -705,9 +715,17 @@ class Identifier:
                         face = self._faces[m.identity]
                         printed, _ = align_to_reference(frame, printed, face, self.config.align)
                     corners[i] = printed
-        return detections.with_fields(
+        updated = detections.with_fields(
             identities=identities, identity_scores=scores, corners_px=corners
         )
+        return updated, matches
+
+
+def candidates_json(match: Match | None) -> list[list[Any]]:
+    """A match's candidates as the app's ``candidates`` list: ``[[identity, score], ...]``."""
+    if match is None:
+        return []
+    return [[identity, round(float(score), 3)] for identity, score in match.candidates]
 
 
 def _decide(
@@ -749,6 +767,7 @@ __all__ = [
     "IdentifyConfig",
     "Identifier",
     "Match",
+    "candidates_json",
     "cell_grid",
     "describe",
     "fine_config",

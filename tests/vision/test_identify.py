@@ -11,7 +11,14 @@ from datasets.render.scene import render_sample
 from tests.vision.restyle import restyle
 from vision.detections import Detections
 from vision.gallery import Gallery, Reference, default_gallery
-from vision.identify import Identifier, IdentifyConfig, cell_grid, describe, thumb_size
+from vision.identify import (
+    Identifier,
+    IdentifyConfig,
+    candidates_json,
+    cell_grid,
+    describe,
+    thumb_size,
+)
 
 
 def place(
@@ -228,3 +235,13 @@ def test_verification_does_not_guess_between_twins() -> None:
     frame, corners = place([face], seed=4)
     (match,) = Identifier(gallery, config).match(frame, detections_for(corners, ["card"]))
     assert match is not None and match.identity is None
+
+
+def test_detailed_identification_keeps_the_candidates_for_the_ui(identifier: Identifier) -> None:
+    frame, corners = place([art.face("cafe-international/cuba/m", 200)])
+    detections, matches = identifier.identify_detailed(frame, detections_for(corners, ["tile"]))
+    assert detections.identities[0] == "cafe-international/cuba/m"
+    listed = candidates_json(matches[0])
+    assert listed[0][0] == "cafe-international/cuba/m" and len(listed) == 3
+    assert all(isinstance(score, float) for _, score in listed)
+    assert candidates_json(None) == []
