@@ -1,27 +1,35 @@
 """Identify cards and tiles by matching their rectified faces against a gallery of references.
 
-Each card or tile quad is warped to a small canonical thumbnail and described by two blocks:
-its lightness layout (blurred, zero-mean, unit length: normalised cross-correlation, blind to
-exposure and contrast) and its colour layout (Lab chroma with the face's mean removed, blind to
-white balance). The similarity of two faces is the weighted sum of the two blocks' cosines, in
-[-1, 1]. Every reference is described in all four rotations (a card turned a quarter is
-described squashed into the upright frame, exactly as the query warp would show it), so the order
-in which the detector lists a quad's corners does not matter; the best rotation also tells which
-corner is the printed top-left.
+Each card or tile quad is warped to a small canonical thumbnail (`vision.rectify.warp_face`),
+colour-balanced within limits (grey world: the light's colour and the white balance scale the
+channels) and described cell by cell (cards 3 × 4 cells, tiles one): per cell a lightness block
+(blurred, centred and scaled over the whole face: exposure and contrast drop out) and a colour
+block (Lab chroma minus the face's mean chroma). Two faces' similarity is the mean over their
+best-agreeing three quarters of cells of the cells' weighted cosines, in [-1, 1]: a card partly
+covered by another, a hand or glare is still recognised by the rest. Every reference is described
+in all four rotations (a card turned a quarter is described squashed into the upright frame,
+exactly as the query warp would show it) and also blurred, so neither the order in which the
+detector lists a quad's corners nor defocus matters; the best rotation tells which corner is the
+printed top-left.
 
-A piece is identified when its best class scores at least `IdentifyConfig.min_score` and beats the
-best *other* class by `IdentifyConfig.min_margin`; otherwise its identity is None and the top
-candidates are kept (`Match.candidates`) for the UI to offer. Backs are classes too: a face-down
-piece matches its back and stays unidentified. References with identical faces (Dice King's
-penalty cards of equal value) form one class named after the first of them (`Match.aliases`).
+A piece is identified when its best class scores at least `IdentifyConfig.min_score`, leads the
+best *other* class by `min_margin`, and passes a distance-ratio test (the other class at least
+`min_distance_ratio` times as far, 1 − similarity; stricter for pieces under `small_side_px`).
+An undecided piece gets a second, finer look among its best classes (twice the thumbnail size);
+optionally (`verify`, for still photos) its two best candidates are aligned with the frame and
+compared by correlation. Otherwise its identity is None and the top candidates are kept
+(`Match.candidates`) for the UI to offer. Backs are classes too: a face-down piece matches its
+back and stays unidentified. References with identical faces (Dice King's penalty cards of equal
+value) form one class named after the first of them (`Match.aliases`).
 
 Enrolled references (the user's own printing) are matched first: when they identify the piece
 the companion art is not consulted, and a piece's enrolled face replaces its companion face.
 Matching is vectorised: one product per cell for all pieces of a frame
-(`benchmarks/identify_speed.py`).
+(`benchmarks/identify_speed.py`; accuracy: `benchmarks/identify_accuracy.py`). The defaults were
+chosen on rendered eval-split scenes of other seeds than the benchmark's.
 
 Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `similarity`, `cell_grid`,
-`fine_config`, `thumb_size`.
+`fine_config`, `thumb_size`, `candidates_json`.
 """
 
 from __future__ import annotations
@@ -34,14 +42,14 @@ import cv2
 import numpy as np
 
 from vision.detections import Detections
-from vision.gallery import GAME_KINDS, Gallery, Reference, load_gallery
+from vision.gallery import Gallery, Reference, load_gallery
 from vision.geometry import is_convex_clockwise
 from vision.rectify import AlignConfig, align_to_reference, warp_face
 
 
 @dataclass(frozen=True)
 class IdentifyConfig:
-    """Thresholds and sizes of identification (defaults tuned on rendered eval scenes).
+    """Thresholds and sizes of identification (defaults chosen on rendered scenes).
 
     Attributes:
         card_thumb: (width, height) of the canonical card thumbnail; both card games use it
@@ -756,11 +764,6 @@ def _clockwise(corners: np.ndarray) -> np.ndarray | None:
         return quad
     reversed_quad = quad[[0, 3, 2, 1]]
     return reversed_quad if is_convex_clockwise(reversed_quad) else None
-
-
-def default_games() -> tuple[str, ...]:
-    """Every game the gallery knows."""
-    return tuple(GAME_KINDS)
 
 
 __all__ = [
