@@ -33,6 +33,7 @@ frame's own.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
 import json
@@ -55,7 +56,7 @@ from datasets.render.scene import render_sample  # noqa: E402
 from vision.detections import Detections  # noqa: E402
 from vision.gallery import default_gallery, load_gallery  # noqa: E402
 from vision.identify import Identifier, IdentifyConfig, Match  # noqa: E402
-from vision.rectify import align_to_reference  # noqa: E402
+from vision.rectify import AlignConfig, align_to_reference  # noqa: E402
 
 GAMES = ("kings-breakfast", "cafe-international", "dice-king")
 BUCKETS = ((0, 20, "<20px"), (20, 40, "20-40px"), (40, 80, "40-80px"), (80, 1e9, ">=80px"))
@@ -263,6 +264,9 @@ def main() -> int:
         "--verify", action="store_true", help="IdentifyConfig(verify=True): for still photos"
     )
     parser.add_argument(
+        "--config", default="", help="IdentifyConfig fields as a Python dict literal"
+    )
+    parser.add_argument(
         "--mixed", action="store_true", help="scenes of all games and foreign pieces, unrestricted"
     )
     parser.add_argument(
@@ -272,7 +276,10 @@ def main() -> int:
     args = parser.parse_args()
     size = (args.width, args.width * 3 // 4)
     restrict = not args.all_games and not args.mixed
-    config = IdentifyConfig(verify=args.verify)
+    settings = ast.literal_eval(args.config) if args.config else {}
+    if "verify_align" in settings:
+        settings["verify_align"] = AlignConfig(**settings["verify_align"])
+    config = IdentifyConfig(verify=args.verify, **settings)
     started = time.perf_counter()
     extra: dict[str, Any] = {}
     if args.style == "restyled":
