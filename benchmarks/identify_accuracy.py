@@ -59,6 +59,16 @@ from vision.identify import Identifier, IdentifyConfig, Match  # noqa: E402
 from vision.rectify import AlignConfig, align_to_reference  # noqa: E402
 
 GAMES = ("kings-breakfast", "cafe-international", "dice-king")
+
+
+def _decode(jpeg: bytes) -> np.ndarray:
+    """A rendered JPEG as a uint8 BGR frame."""
+    frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise ValueError("cannot decode a rendered image")
+    return np.asarray(frame)
+
+
 BUCKETS = ((0, 20, "<20px"), (20, 40, "20-40px"), (40, 80, "40-80px"), (80, 1e9, ">=80px"))
 
 
@@ -116,7 +126,7 @@ def evaluate(
     for game in (None,) if mixed else GAMES:
         for index in range(count):
             sample = render_sample(seed, index, game=game, split="eval", size=size)
-            frame = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            frame = _decode(sample.jpeg)
             chosen = [
                 o for o in sample.truth["objects"] if o["kind"] in ("card", "tile") and o["target"]
             ]
@@ -201,7 +211,7 @@ def evaluate_voting(
                 shot = dataclasses.replace(environment, effects=effects)
                 rendered = render_pieces(scene.pieces, scene.distractors, shot)
                 jpeg = encode_jpeg(rendered.image, effects.jpeg_quality)
-                frame = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+                frame = _decode(jpeg)
                 chosen = [
                     o for o in rendered.objects if o["kind"] in ("card", "tile") and o["target"]
                 ]

@@ -74,6 +74,7 @@ def test_enrolled_face_is_stored_upright(home: Path, tmp_path: Path) -> None:
     cv2.imwrite(str(photos / "snob-3.png"), piece_photo([sideways], np.random.default_rng(2)))
     assert main(["enroll", "dice-king", "--source", str(photos)]) == 0  # missing pieces are fine
     stored = cv2.imread(str(home / "gallery" / "dice-king" / "snob-3.png"))
+    assert stored is not None
     expected = cv2.resize(face, (stored.shape[1], stored.shape[0]), interpolation=cv2.INTER_AREA)
     inner = (slice(12, -12), slice(12, -12))
     assert stored.shape[0] > stored.shape[1]
@@ -113,7 +114,7 @@ def test_video_enrolment_walks_through_the_pieces(
     size = (320, 240)
     empty = piece_photo([], rng, size)
     video = tmp_path / "show.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, size)
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, size)
     for identity in ("kings-breakfast/ham", "kings-breakfast/cheese"):
         shown = piece_photo([restyled(identity, 120)], rng, size)
         for frame in [empty] * 3 + [shown] * 8:

@@ -96,12 +96,13 @@ def piece_photo(
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     gradient = 0.85 + 0.3 * (xs / w) * rng.uniform(0.5, 1.0) + 0.1 * (ys / h)
     photo *= gradient[..., None]
-    photo = cv2.GaussianBlur(photo, (0, 0), 0.8)
-    photo += rng.normal(0, 2.5, photo.shape).astype(np.float32)
-    image = np.clip(photo, 0, 255).astype(np.uint8)
+    blurred = np.asarray(cv2.GaussianBlur(photo, (0, 0), 0.8), np.float32)
+    blurred += rng.normal(0, 2.5, blurred.shape).astype(np.float32)
+    image = np.clip(blurred, 0, 255).astype(np.uint8)
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 88])
-    assert ok
-    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else None
+    assert decoded is not None
+    return np.asarray(decoded)
 
 
 @contextlib.contextmanager

@@ -86,7 +86,7 @@ def test_all_dice_king_inhabitants_are_told_apart(identifier: Identifier) -> Non
         group = inhabitants[start : start + 5]
         frame, corners = place([art.face(p, 180) for p in group], seed=start, size=(1200, 500))
         matches = identifier.match(frame, detections_for(corners, ["card"] * 5), ["dice-king"])
-        assert [m.identity for m in matches] == group
+        assert [m.identity if m else None for m in matches] == group
 
 
 def test_identical_faces_form_one_class_with_aliases(identifier: Identifier) -> None:
@@ -179,7 +179,9 @@ def test_rendered_eval_scene_pieces_are_identified_with_few_wrong_guesses(
     identifier: Identifier,
 ) -> None:
     sample = render_sample(7, 3, game="cafe-international", split="eval", size=(1280, 960))
-    frame = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert decoded is not None
+    frame = np.asarray(decoded)
     chosen = [
         o
         for o in sample.truth["objects"]
