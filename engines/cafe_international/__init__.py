@@ -16,6 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from engines.cafe_international.catalogue import TOTAL_TILES, Gender, Nationality
+from engines.cafe_international.explain import (
+    Observation,
+    check_observation,
+    explain,
+    explain_states,
+    observe,
+)
 from engines.cafe_international.json_io import (
     action_from_json,
     action_to_json,
@@ -107,6 +114,7 @@ __all__ = [
     "Gender",
     "Layout",
     "Nationality",
+    "Observation",
     "Pass",
     "Placement",
     "PositionError",
@@ -118,8 +126,11 @@ __all__ = [
     "action_to_json",
     "apply",
     "chance_outcomes",
+    "check_observation",
     "check_position",
     "end_reason",
+    "explain",
+    "explain_states",
     "inventory",
     "is_chance_node",
     "is_legal",
@@ -128,6 +139,7 @@ __all__ = [
     "layout_to_json",
     "legal_actions",
     "new_game",
+    "observe",
     "public_view",
     "reference_layout",
     "scores",

@@ -12,6 +12,16 @@ Public names: `NAME`, `TOTAL_PIECES`, `new_game`, `legal_actions`, `is_legal`, `
 
 from __future__ import annotations
 
+from engines.dice_king.explain import (
+    Observation,
+    check_kingdom,
+    check_observation,
+    explain,
+    explain_states,
+    observe,
+    score_pile,
+    state_key,
+)
 from engines.dice_king.json_io import (
     action_from_json,
     action_to_json,
@@ -48,6 +58,7 @@ __all__ = [
     "NAME",
     "TOTAL_PIECES",
     "Give",
+    "Observation",
     "Phase",
     "Reroll",
     "Reveal",
@@ -59,14 +70,21 @@ __all__ = [
     "action_to_json",
     "apply",
     "chance_outcomes",
+    "check_kingdom",
+    "check_observation",
+    "explain",
+    "explain_states",
     "inventory",
     "is_chance_node",
     "is_legal",
     "is_over",
     "legal_actions",
     "new_game",
+    "observe",
     "public_view",
+    "score_pile",
     "scores",
     "state_from_json",
+    "state_key",
     "state_to_json",
 ]

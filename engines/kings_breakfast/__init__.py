@@ -17,6 +17,14 @@ the public view) and `choose_action` (the simulated players' heuristic).
 from __future__ import annotations
 
 from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, FOODS, Food
+from engines.kings_breakfast.explain import (
+    Observation,
+    check_observation,
+    explain,
+    explain_states,
+    observe,
+    public_key,
+)
 from engines.kings_breakfast.hints import hints, hints_for_state
 from engines.kings_breakfast.json_io import (
     action_from_json,
@@ -67,6 +75,7 @@ __all__ = [
     "DrawnCard",
     "Food",
     "LayEmerald",
+    "Observation",
     "Pass",
     "Phase",
     "State",
@@ -77,7 +86,10 @@ __all__ = [
     "action_to_json",
     "apply",
     "chance_outcomes",
+    "check_observation",
     "choose_action",
+    "explain",
+    "explain_states",
     "hints",
     "hints_for_state",
     "inventory",
@@ -86,6 +98,8 @@ __all__ = [
     "is_over",
     "legal_actions",
     "new_game",
+    "observe",
+    "public_key",
     "public_view",
     "scores",
     "scores_from_counts",
