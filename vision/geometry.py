@@ -17,10 +17,19 @@ mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
 
 Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
 `box_from_corners`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
-`visible_fraction_in_rect`, `is_convex_clockwise`, `order_corners_clockwise`.
+`visible_fraction_in_rect`, `is_convex_clockwise`, `order_corners_clockwise`; the companion
+Café board's registration markers, shared by its art and its reader: `BOARD_MARKERS_FILE`,
+`BoardMarker`, `load_board_marker_spec`, `layout_spacing`, `board_markers_units`.
 """
 
 from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -166,8 +175,109 @@ def order_corners_clockwise(points: np.ndarray) -> np.ndarray:
     return np.roll(ordered, -start, axis=0)
 
 
+# --- the companion board's registration markers -----------------------------------------------
+
+BOARD_MARKERS_FILE = Path(__file__).resolve().parent / "readers" / "board_markers.json"
+
+
+@dataclass(frozen=True)
+class BoardMarker:
+    """One registration marker of a board: its ArUco id and its black square in board units.
+
+    Attributes:
+        name: where it stands (``top_left``, ``top``, …).
+        marker_id: its id in the spec's ArUco dictionary.
+        corners_units: (4, 2) corners of its black square in board units, the marker's own
+            top-left first, clockwise (OpenCV's ArUco corner order; the marker stands upright).
+    """
+
+    name: str
+    marker_id: int
+    corners_units: np.ndarray
+
+
+@functools.lru_cache(maxsize=4)
+def _read_spec(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def load_board_marker_spec(path: Path | None = None) -> dict[str, Any]:
+    """The marker spec (`BOARD_MARKERS_FILE` unless `path`): a fresh dict on every call."""
+    return json.loads(_read_spec(str(path or BOARD_MARKERS_FILE)))
+
+
+def layout_spacing(layout: Mapping[str, Any]) -> float:
+    """The layout's spacing d: the median distance from a chair to each of its tables (units).
+
+    Falls back to a tenth of the larger side of the tables' extent when no chair has a table.
+    """
+    tables = {t["id"]: np.asarray(t["center"], np.float64) for t in layout.get("tables", [])}
+    dists = [
+        float(np.linalg.norm(np.asarray(c["center"], np.float64) - tables[t]))
+        for c in layout.get("chairs", [])
+        for t in c.get("tables", [])
+        if t in tables and "center" in c
+    ]
+    if dists:
+        return float(np.median(dists))
+    points = np.asarray(list(tables.values()), np.float64).reshape(-1, 2)
+    return max(float(np.ptp(points, axis=0).max()) / 10.0, 1.0) if len(points) else 60.0
+
+
+def board_markers_units(
+    layout: Mapping[str, Any], spec: Mapping[str, Any] | None = None
+) -> list[BoardMarker]:
+    """Where a board drawn from `layout` carries its registration markers (board units).
+
+    The markers stand in a band around the play area: the centres of tables, chairs and stools,
+    each grown by its ``clearance`` (× the layout's spacing d); a ``quiet`` white margin, then
+    the ``side`` × d black square at its ``anchor`` along the band (see the spec file).
+
+    Raises:
+        ValueError: the layout has no positions.
+    """
+    spec = spec if spec is not None else load_board_marker_spec()
+    d = layout_spacing(layout)
+    clearance = spec["clearance"]
+    grown: list[np.ndarray] = []
+    try:
+        for key, items in (("table", layout["tables"]), ("chair", layout["chairs"])):
+            for item in items:
+                centre = np.asarray(item["center"], np.float64)
+                grown += [centre - clearance[key] * d, centre + clearance[key] * d]
+        for stool in layout.get("bar", {}).get("stools", []):
+            centre = np.asarray(stool, np.float64)
+            grown += [centre - clearance["stool"] * d, centre + clearance["stool"] * d]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"layout without positions: missing {exc}") from None
+    if not grown:
+        raise ValueError("layout without positions: no tables or chairs")
+    lo, hi = np.min(grown, axis=0), np.max(grown, axis=0)
+    side, quiet = float(spec["side"]) * d, float(spec["quiet"]) * d
+    # the band's centre line: the squares' centres at anchor 0 and 1
+    first = lo - quiet - side / 2
+    last = hi + quiet + side / 2
+    markers = []
+    for entry in spec["markers"]:
+        a, b = (float(x) for x in entry["anchor"])
+        centre = first + np.array([a, b]) * (last - first)
+        markers.append(
+            BoardMarker(
+                str(entry["name"]),
+                int(entry["id"]),
+                centre + side / 2 * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64),
+            )
+        )
+    return markers
+
+
 __all__ = [
+    "BOARD_MARKERS_FILE",
     "CORNER_NAMES",
+    "BoardMarker",
+    "board_markers_units",
+    "layout_spacing",
+    "load_board_marker_spec",
     "box_area",
     "box_from_corners",
     "clip_box",

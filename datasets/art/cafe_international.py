@@ -7,8 +7,9 @@ shape. Jokers show a multicoloured harlequin flag with a jester's hat.
 
 The board is drawn from a layout (design contract): tables with their nationality's flag, chair
 places (a shared chair is linked to both its tables), the bar with its numbered stools
-and values, and four ArUco markers (OpenCV's 4×4 dictionary, ids 0–3 clockwise from top left) for
-camera registration.
+and values, and ArUco registration markers in a white-framed band around the play area: where they
+stand, their size and ids come from the spec the reader uses too
+(`vision/readers/board_markers.json`, placed by `vision.geometry.board_markers_units`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from datasets.art.pictograms import (
     rounded_rect_points,
     star,
 )
+from vision.geometry import board_markers_units, layout_spacing, load_board_marker_spec
 
 _FLAG_FRACTION = 0.6  # of the inner tile height taken by the flag
 
@@ -280,9 +282,9 @@ class BoardArt:
     Attributes:
         image: the board, BGR uint8 (H, W, 3).
         unit_to_px: 3×3 float64 affine matrix mapping board units (x, y, 1) to image pixels.
-        markers: marker name → (4, 2) float32 outer corners in image pixels, clockwise from the
-            marker's own top-left corner (the ArUco corner order).
-        marker_ids: marker name → ArUco id in `cv2.aruco.DICT_4X4_50`.
+        markers: marker name → (4, 2) float32 outer corners in image pixels (pixel-centre
+            coordinates), clockwise from the marker's own top-left corner (ArUco corner order).
+        marker_ids: marker name → ArUco id in `MARKER_DICTIONARY`.
     """
 
     image: np.ndarray
@@ -291,39 +293,16 @@ class BoardArt:
     marker_ids: dict[str, int] = field(default_factory=dict)
 
 
-MARKER_NAMES: tuple[str, ...] = ("top_left", "top_right", "bottom_right", "bottom_left")
-MARKER_DICTIONARY = "DICT_4X4_50"
+MARKER_NAMES: tuple[str, ...] = tuple(m["name"] for m in load_board_marker_spec()["markers"])
+MARKER_DICTIONARY: str = load_board_marker_spec()["dictionary"]
 
 
 def marker_bits(marker_id: int) -> np.ndarray:
-    """The 6×6 cell pattern (1 = white) of ArUco `marker_id` in `DICT_4X4_50`, border included."""
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    """The 6×6 cell pattern (1 = white) of ArUco `marker_id` in `MARKER_DICTIONARY`, border
+    included."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
     img = cv2.aruco.generateImageMarker(dictionary, marker_id, 6, borderBits=1)
     return (img > 127).astype(np.uint8)
-
-
-def _draw_marker(
-    image: np.ndarray, marker_id: int, x0: float, y0: float, side: float
-) -> np.ndarray:
-    """Draw the marker with its outer black square at (x0, y0, side) px; return its 4 corners."""
-    bits = marker_bits(marker_id)
-    cells = bits.shape[0]
-    cell = side / cells
-    quiet = cell  # white margin so the black border stands out on any board colour
-    xi0, yi0 = int(round(x0 - quiet)), int(round(y0 - quiet))
-    xi1, yi1 = int(round(x0 + side + quiet)), int(round(y0 + side + quiet))
-    image[yi0:yi1, xi0:xi1] = 255
-    for j in range(cells):
-        for i in range(cells):
-            if not bits[j, i]:
-                xa, xb = int(round(x0 + i * cell)), int(round(x0 + (i + 1) * cell))
-                ya, yb = int(round(y0 + j * cell)), int(round(y0 + (j + 1) * cell))
-                image[ya:yb, xa:xb] = 0
-    # corners of the outer black square in pixel-centre coordinates (pixel (i, j) covers
-    # i - 0.5 .. i + 0.5), the convention of OpenCV's drawing and warping functions
-    xs, ys = round(x0) - 0.5, round(y0) - 0.5
-    xe, ye = round(x0 + side) - 0.5, round(y0 + side) - 0.5
-    return np.array([[xs, ys], [xe, ys], [xe, ye], [xs, ye]], np.float32)
 
 
 def load_layout(path: str | Path) -> dict[str, Any]:
@@ -405,17 +384,22 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
     geo = _geometry(layout)
     tables, chairs, stools = geo.tables, geo.chairs, geo.stools
     side, table_r, stool_r = geo.chair_side, geo.table_radius, geo.stool_radius
-    # the drawn extent of tables, chairs and the bar, then a frame holding the corner markers
+    # the drawn extent of tables, chairs and the bar
     extents = [(p, table_r * 1.05) for p in tables.values()]
     extents += [(p, side / 2) for p in chairs.values()]
     extents += [(p, stool_r * 1.6) for p in stools]
     lo = np.min([p - r for p, r in extents], axis=0)
     hi = np.max([p + r for p, r in extents], axis=0)
-    marker_side_u = max(1.2 * side, 0.05 * float(max(hi - lo)))
+    # registration markers in a band around the play area (shared spec, see `vision.geometry`)
+    spec = load_board_marker_spec()
+    placed = board_markers_units(layout, spec)
+    quiet = float(spec["quiet"]) * layout_spacing(layout)
+    corners_units = np.vstack([m.corners_units for m in placed])
+    lo = np.minimum(lo, corners_units.min(axis=0) - quiet)
+    hi = np.maximum(hi, corners_units.max(axis=0) + quiet)
     frame = 0.3 * side
-    margin = frame + 0.5 * marker_side_u
-    lo = lo - margin
-    hi = hi + margin
+    lo = lo - frame
+    hi = hi + frame
     w_units, h_units = hi - lo
     width_px = int(math.ceil(w_units * px_per_unit))
     w_units = width_px / px_per_unit  # so that the drawing scale is exactly px_per_unit
@@ -522,24 +506,31 @@ def draw_board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
                 side * 0.04,
                 radius=side * 0.1,
             )
-    # registration markers, one in each corner, ArUco ids 0..3 clockwise from top left
-    image = cv.image
-    scale = cv.scale
-    mside = marker_side_u * scale
-    inset = (frame * 0.5 + marker_side_u / 6) * scale  # frame edge plus a quiet zone
-    origins = {
-        "top_left": (inset, inset),
-        "top_right": (image.shape[1] - inset - mside, inset),
-        "bottom_right": (image.shape[1] - inset - mside, image.shape[0] - inset - mside),
-        "bottom_left": (inset, image.shape[0] - inset - mside),
-    }
+    # registration markers: white quiet square, then the black cells of the ArUco pattern
     markers: dict[str, np.ndarray] = {}
     ids: dict[str, int] = {}
-    for marker_id, name in enumerate(MARKER_NAMES):
-        ox, oy = origins[name]
-        markers[name] = _draw_marker(image, marker_id, ox, oy, mside)
-        ids[name] = marker_id
+    for m in placed:
+        (x0, y0), (x1, y1) = u(m.corners_units[0]), u(m.corners_units[2])
+        cv.rect(x0 - quiet, y0 - quiet, x1 + quiet, y1 + quiet, WHITE)
+        bits = marker_bits(m.marker_id)
+        cell = (x1 - x0) / bits.shape[1]
+        for j, i in zip(*np.nonzero(bits == 0), strict=True):
+            cv.poly(
+                [
+                    (x0 + i * cell, y0 + j * cell),
+                    (x0 + (i + 1) * cell, y0 + j * cell),
+                    (x0 + (i + 1) * cell, y0 + (j + 1) * cell),
+                    (x0 + i * cell, y0 + (j + 1) * cell),
+                ],
+                (0, 0, 0),
+            )
+        ids[m.name] = m.marker_id
+    image = cv.image
+    scale = cv.scale
     unit_to_px = np.array(
         [[scale, 0.0, -lo[0] * scale], [0.0, scale, -lo[1] * scale], [0.0, 0.0, 1.0]], np.float64
     )
+    for m in placed:
+        pts = np.column_stack([m.corners_units, np.ones(4)]) @ unit_to_px.T
+        markers[m.name] = pts[:, :2].astype(np.float32)
     return BoardArt(image=image, unit_to_px=unit_to_px, markers=markers, marker_ids=ids)

@@ -2,8 +2,13 @@
 
 Registration gives the homography from board units (the layout's coordinates) to image pixels:
 
-- the companion board: its four ArUco corner markers (OpenCV ``DICT_4X4_50``, ids 0–3 clockwise
-  from the top left) found in the frame (`find_markers`), matched to where the art draws them;
+- the companion board: its ArUco markers, in a band around the play area (corners and edge
+  middles), found in the frame (`find_marker_candidates`) and matched to where the board carries
+  them. Where that is comes from the spec file shared with the art
+  (``vision/readers/board_markers.json``, placed by `vision.geometry.board_markers_units`), so the
+  printed board and the reader cannot drift. Only markers that agree count, and a registration
+  that the markers do not support well (too few, along one edge, large reprojection error,
+  mirrored) is refused;
 - a printed board: four corners the user tapped, matched to four layout points (by default the
   corners of the layout's extent), remembered per layout in the user data folder
   (`save_board_corners`, `load_board_corners`).
@@ -20,7 +25,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,12 +36,18 @@ import numpy as np
 from engines.cafe_international.explain import Observation
 from engines.cafe_international.layout import Layout
 from vision.detections import Detections
+from vision.geometry import (
+    board_markers_units,
+    is_convex_clockwise,
+    load_board_marker_spec,
+    polygon_area,
+    project_points,
+)
 from vision.readers import Reading, card_centres, foreign_problem
 from vision.readers.zones import zones_file
 
 GAME = "cafe-international"
 PREFIX = GAME + "/"
-MARKER_NAMES = ("top_left", "top_right", "bottom_right", "bottom_left")
 SIDES: dict[int, tuple[str, ...]] = {
     2: ("near", "far"),
     3: ("near", "left", "far"),
@@ -56,14 +67,24 @@ class CafeReaderConfig:
         chair_reach: a tile whose centre is this close to a chair's centre sits on it.
         stool_reach: the same for a bar stool.
         board_margin: the board's edge lies this far outside the layout's extent.
-        min_markers: registration needs this many of the 4 corner markers (2 markers leave the
-            far side of the board up to 25 px off on rendered tables; 3 stay within 9 px).
+        min_markers: registration needs this many distinct markers that agree.
+        ransac_px: a marker corner this far (px) from the homography of the others disagrees.
+        max_reprojection_px: the agreeing corners' largest error (px) after the refit; worse
+            is refused.
+        enough_markers: once this many markers agree, the costlier detection passes (enlarged,
+            sharpened) are skipped.
+        min_spread: the agreeing markers' centres must span this fraction of the area spanned
+            by all the board's markers (three markers along one edge do not fix the far side).
     """
 
     chair_reach: float = 26.0
     stool_reach: float = 15.0
     board_margin: float = 60.0
     min_markers: int = 3
+    ransac_px: float = 8.0
+    max_reprojection_px: float = 8.0
+    enough_markers: int = 5
+    min_spread: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -114,43 +135,73 @@ def register_points(
     return Registration(homography, extent_units)
 
 
-@functools.lru_cache(maxsize=4)
-def companion_marker_units(layout_key: str = "reference") -> dict[str, np.ndarray]:
-    """Where the companion board's art draws its markers, in board units (marker → (4, 2)).
+def companion_marker_units(layout_json: Mapping[str, Any]) -> dict[int, np.ndarray]:
+    """Where the companion board of `layout_json` carries its markers: ArUco id → (4, 2) corners
+    in board units (the spec shared with the art: `vision.geometry.board_markers_units`)."""
+    return {m.marker_id: m.corners_units for m in board_markers_units(layout_json)}
 
-    Reads the companion art (`datasets.art.board`) once; the art is the board we print.
-    """
-    from datasets.art import board, default_layout
 
-    art = board(default_layout(), 1.0)
-    to_units = np.linalg.inv(np.asarray(art.unit_to_px, np.float64))
-    out = {}
-    for name, corners in art.markers.items():
-        pts = np.column_stack([np.asarray(corners, float), np.ones(4)]) @ to_units.T
-        out[name] = pts[:, :2] / pts[:, 2:3]
+def _sharpened(gray: np.ndarray, factor: float, sigma: float, amount: float) -> np.ndarray:
+    """`gray` enlarged by `factor` and unsharp-masked (a blurred photo's cells stand out)."""
+    big = cv2.resize(gray, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    blurred = cv2.GaussianBlur(big, (0, 0), sigma * factor)
+    return cv2.addWeighted(big, 1.0 + amount, blurred, -amount, 0)
+
+
+def _detection_images(gray: np.ndarray) -> Iterator[tuple[np.ndarray, float]]:
+    """The versions of a frame the markers are looked for in, cheapest first, with the factor
+    each was enlarged by."""
+    yield gray, 1.0
+    yield cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(gray), 1.0
+    for factor, sigma, amount in _SHARPEN_PASSES:
+        yield _sharpened(gray, factor, sigma, amount), factor
+
+
+def _decode(image: np.ndarray, factor: float, wanted: set[int] | None) -> list[Candidate]:
+    corners, found_ids, _ = _aruco_detector().detectMarkers(image)
+    if found_ids is None:
+        return []
+    out = []
+    for quad, marker_id in zip(corners, found_ids.ravel(), strict=True):
+        if wanted is None or int(marker_id) in wanted:
+            # pixel-centre coordinates of the enlarged image back to the frame's
+            out.append(
+                (int(marker_id), (quad.reshape(4, 2).astype(np.float64) + 0.5) / factor - 0.5)
+            )
     return out
 
 
-def find_markers(frame: np.ndarray) -> dict[str, np.ndarray]:
-    """The companion board's markers in `frame` (uint8 BGR): marker name → (4, 2) corners px."""
+Candidate = tuple[int, np.ndarray]
+
+
+def find_marker_candidates(frame: np.ndarray, ids: Sequence[int] | None = None) -> list[Candidate]:
+    """Every marker quad the ArUco detector decodes in `frame` (uint8 BGR) on a few versions of
+    it (as is, contrast-equalised, enlarged and sharpened): (id, (4, 2) corners px) pairs,
+    possibly several per id (one of them may be a false decode: `register_companion_board`
+    keeps only those that agree). With `ids`, other ids are dropped."""
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    found: dict[str, np.ndarray] = {}
-    # second try on a contrast-equalised image (dim or washed-out light)
-    for image in (gray, cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(gray)):
-        corners, ids, _ = _aruco_detector().detectMarkers(image)
-        if ids is not None:
-            for quad, marker_id in zip(corners, ids.ravel(), strict=True):
-                name = MARKER_NAMES[int(marker_id)] if 0 <= marker_id < len(MARKER_NAMES) else None
-                if name is not None and name not in found:
-                    found[name] = quad.reshape(4, 2)
-        if len(found) == len(MARKER_NAMES):
-            break
+    wanted = set(ids) if ids is not None else None
+    return [c for image, f in _detection_images(gray) for c in _decode(image, f, wanted)]
+
+
+# enlargement, unsharp sigma (px of the frame) and amount of the sharpened detection passes
+_SHARPEN_PASSES: tuple[tuple[float, float, float], ...] = ((1.5, 3.0, 2.0), (2.0, 4.0, 3.0))
+
+
+def find_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
+    """The companion board's markers in `frame` (uint8 BGR): ArUco id → (4, 2) corners px (the
+    first decode of each id; see `find_marker_candidates` for all of them)."""
+    ids = [m["id"] for m in load_board_marker_spec()["markers"]]
+    found: dict[int, np.ndarray] = {}
+    for marker_id, quad in find_marker_candidates(frame, ids):
+        found.setdefault(marker_id, quad)
     return found
 
 
 @functools.lru_cache(maxsize=1)
 def _aruco_detector() -> Any:
-    """ArUco detection tuned for small, oblique markers (a board seen from the table's edge)."""
+    """ArUco detection tuned for small, oblique, blurred markers (a board seen from the table's
+    edge), corners refined to subpixel."""
     params = cv2.aruco.DetectorParameters()
     params.minMarkerPerimeterRate = 0.01
     params.adaptiveThreshWinSizeMin = 3
@@ -160,29 +211,107 @@ def _aruco_detector() -> Any:
     params.perspectiveRemovePixelPerCell = 8
     params.perspectiveRemoveIgnoredMarginPerCell = 0.2
     params.errorCorrectionRate = 0.8
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementWinSize = 4
+    dictionary = cv2.aruco.getPredefinedDictionary(
+        getattr(cv2.aruco, load_board_marker_spec()["dictionary"])
+    )
     return cv2.aruco.ArucoDetector(dictionary, params)
 
 
 def register_companion_board(
     frame: np.ndarray, layout_json: Mapping[str, Any], config: CafeReaderConfig | None = None
 ) -> Registration:
-    """Register the companion board from its corner markers (`config.min_markers` of the 4).
+    """Register the companion board from its markers, or refuse.
+
+    The frame is searched as is first, then contrast-equalised, then enlarged and sharpened
+    (blurred photos), until `config.enough_markers` agree. Every decoded quad is a candidate; a
+    RANSAC homography keeps those with 3 or more corners within `config.ransac_px` (a false
+    decode, or another game's marker, disagrees). The registration is returned only when at least `config.min_markers`
+    distinct markers agree, they span enough of the board (`config.min_spread`: not one edge's
+    row), their corners reproject within `config.max_reprojection_px` and the board is seen
+    the right way up (not mirrored); otherwise it is refused, never guessed.
 
     Raises:
-        RegistrationError: too few markers of the board in the frame.
+        RegistrationError: too few markers, or markers that do not agree.
     """
     config = config or CafeReaderConfig()
-    found = find_markers(frame)
-    if len(found) < config.min_markers:
+    units = companion_marker_units(layout_json)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    candidates: list[Candidate] = []
+    best: Registration | None = None
+    error = RegistrationError(f"board not registered: 0 of {len(units)} markers found")
+    # cheapest detection first; stop once every marker found so far agrees on a registration
+    for image, factor in _detection_images(gray):
+        candidates += _decode(image, factor, set(units))
+        try:
+            best, agreeing = _register_markers(candidates, units, layout_json, config)
+        except RegistrationError as refused:
+            error = refused
+            continue
+        if len(agreeing) >= config.enough_markers:
+            break
+    if best is None:
+        raise error
+    return best
+
+
+def _register_markers(
+    candidates: Sequence[Candidate],
+    units: Mapping[int, np.ndarray],
+    layout_json: Mapping[str, Any],
+    config: CafeReaderConfig,
+) -> tuple[Registration, list[int]]:
+    """The registration the candidate quads agree on, and the ids that agree; or refused."""
+    distinct = {marker_id for marker_id, _ in candidates}
+    if len(distinct) < config.min_markers:
         raise RegistrationError(
-            f"board not registered: {len(found)} of 4 corner markers found "
+            f"board not registered: {len(distinct)} of {len(units)} markers found "
             f"(need {config.min_markers} or more)"
         )
-    units = companion_marker_units()
-    src = np.vstack([units[name] for name in found])
-    dst = np.vstack([found[name] for name in found])
-    return register_points(src, dst, layout_extent(layout_json, config.board_margin))
+    src = np.vstack([units[marker_id] for marker_id, _ in candidates])
+    dst = np.vstack([quad for _, quad in candidates])
+    homography, mask = cv2.findHomography(src, dst, cv2.RANSAC, config.ransac_px)
+    if homography is None:
+        raise RegistrationError("board not registered: the markers do not agree")
+    inlier = mask.ravel().reshape(-1, 4).sum(axis=1) >= 3
+    agreeing = sorted(
+        {marker_id for (marker_id, _), ok in zip(candidates, inlier, strict=True) if ok}
+    )
+    if len(agreeing) < config.min_markers:
+        raise RegistrationError(
+            f"board not registered: only {len(agreeing)} markers agree "
+            f"(need {config.min_markers} or more)"
+        )
+    # refit on the agreeing corners, then check what that fit explains
+    keep = np.repeat(inlier, 4) & mask.ravel().astype(bool)
+    homography, _ = cv2.findHomography(src[keep], dst[keep], 0)
+    if homography is None:
+        raise RegistrationError("board not registered: the markers are degenerate")
+    residual = np.linalg.norm(project_points(homography, src[keep]) - dst[keep], axis=1)
+    if not np.all(np.isfinite(residual)) or float(residual.max()) > config.max_reprojection_px:
+        raise RegistrationError(
+            f"board not registered: markers disagree by {float(np.nanmax(residual)):.1f} px"
+        )
+    centres = np.array([units[i].mean(axis=0) for i in agreeing])
+    all_centres = np.array([c.mean(axis=0) for c in units.values()])
+    spread = _hull_area(centres) / max(_hull_area(all_centres), 1e-9)
+    if spread < config.min_spread:
+        raise RegistrationError(
+            "board not registered: the markers found lie along one edge of the board"
+        )
+    seen = project_points(homography, np.vstack([units[i] for i in agreeing])).reshape(-1, 4, 2)
+    if not all(is_convex_clockwise(quad) for quad in seen):
+        raise RegistrationError("board not registered: the board would be seen mirrored")
+    registration = Registration(homography, layout_extent(layout_json, config.board_margin))
+    return registration, agreeing
+
+
+def _hull_area(points: np.ndarray) -> float:
+    if len(points) < 3:
+        return 0.0
+    hull = cv2.convexHull(np.asarray(points, np.float32).reshape(-1, 1, 2)).reshape(-1, 2)
+    return polygon_area(hull)
 
 
 # --- printed boards: corners remembered per layout ------------------------------------------------
@@ -417,6 +546,7 @@ __all__ = [
     "RegistrationError",
     "board_corners_file",
     "companion_marker_units",
+    "find_marker_candidates",
     "find_markers",
     "layout_extent",
     "load_board_corners",

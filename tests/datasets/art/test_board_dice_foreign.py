@@ -12,6 +12,7 @@ import pytest
 import datasets.art as art
 from datasets.art import dice
 from datasets.art.cafe_international import MARKER_NAMES, load_layout
+from vision.geometry import board_markers_units, layout_spacing
 
 ROOT = Path(__file__).resolve().parents[3]
 PLACEHOLDER = ROOT / "datasets" / "art" / "placeholder_layout.json"
@@ -42,11 +43,39 @@ def test_board_markers_are_found_by_opencv_aruco_with_their_ids() -> None:
     b = art.board(art.default_layout(), 1.2)
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
     corners, ids, _ = detector.detectMarkers(b.image)
-    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    assert ids is not None and sorted(ids.ravel().tolist()) == list(range(8))
     for c, i in zip(corners, ids.ravel(), strict=True):
         name = MARKER_NAMES[int(i)]
         assert b.marker_ids[name] == int(i)
         np.testing.assert_allclose(c[0], b.markers[name], atol=1.5)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_board_markers_are_drawn_where_the_shared_spec_says(which: int) -> None:
+    """The art draws each marker where `vision.geometry.board_markers_units` (the reader's
+    source) puts it: the same spec file, so the board and the reader cannot drift."""
+    layout = _layouts()[which]
+    b = art.board(layout, 1.3)
+    for marker in board_markers_units(layout):
+        expected = np.column_stack([marker.corners_units, np.ones(4)]) @ b.unit_to_px.T
+        np.testing.assert_allclose(b.markers[marker.name], expected[:, :2], atol=1e-3)
+        assert b.marker_ids[marker.name] == marker.marker_id
+
+
+def test_board_markers_leave_tables_chairs_and_stools_uncovered() -> None:
+    """Every marker with its quiet zone lies outside the drawn tables, chairs and stools."""
+    layout = art.default_layout()
+    d = layout_spacing(layout)
+    squares = [m.corners_units for m in board_markers_units(layout)]
+    # (centre, how far its drawing reaches: a table's disc, a chair's half side, a stool's disc)
+    reach = [(t["center"], 0.7 * d) for t in layout["tables"]]
+    reach += [(c["center"], 0.3 * d) for c in layout["chairs"]]
+    reach += [(s, 0.3 * d) for s in layout["bar"]["stools"]]
+    for square in squares:
+        lo, hi = square.min(axis=0) - 0.15 * d, square.max(axis=0) + 0.15 * d
+        for p, r in reach:
+            gap = np.abs(np.asarray(p, float) - np.clip(p, lo, hi)).max()
+            assert gap > r, (p, square.tolist())
 
 
 def test_board_unit_to_px_maps_tables_chairs_and_stools_onto_their_drawings() -> None:
