@@ -301,12 +301,14 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
     _check_frame(photo)
     scale = min(1.0, config.detect_px / max(photo.shape[:2]))
     small = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    smooth = cv2.GaussianBlur(small, (5, 5), 0)
     min_area = config.min_board_fraction * small.shape[0] * small.shape[1]
     best: np.ndarray | None = None
     best_area = 0.0
     for low, high in ((30, 90), (60, 180)):
-        edges = cv2.dilate(cv2.Canny(gray, low, high), np.ones((3, 3), np.uint8))
+        # edges in any colour channel: a board may differ from the table in hue more than in grey
+        edges = np.max([cv2.Canny(smooth[..., c], low, high) for c in range(3)], axis=0)
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
         contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
@@ -507,25 +509,29 @@ def find_chairs(
     if len(tables) == 0:
         return np.zeros((0, 2)), np.zeros(0)
     radius = float(np.median(tables[:, 2]))
-    gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-    edges = cv2.Canny(gray, 40, 120)
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     lo, hi = config.chair_size_range[0] * radius, config.chair_size_range[1] * radius
     found: list[tuple[float, float, float]] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < lo * lo * 0.8 or area > hi * hi:
-            continue
-        (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
-        if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.35:
-            continue
-        if area / (w * h) < config.chair_squareness:
-            continue
-        side = math.sqrt(w * h)
-        if not lo <= side <= hi:
-            continue
-        found.append((cx, cy, side))
+    # outlines touching other drawings (a flag, a neighbour) break up differently under different
+    # smoothing: collect from a few edge maps, duplicates are merged below
+    for blur, close in ((5, True), (3, False), (1, False)):
+        smooth = cv2.GaussianBlur(gray, (blur, blur), 0) if blur > 1 else gray
+        edges = cv2.Canny(smooth, 40, 120)
+        if close:
+            edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < lo * lo * 0.8 or area > hi * hi:
+                continue
+            (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
+            if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.35:
+                continue
+            if area / (w * h) < config.chair_squareness:
+                continue
+            side = math.sqrt(w * h)
+            if lo <= side <= hi:
+                found.append((cx, cy, side))
     if not found:
         return np.zeros((0, 2)), np.zeros(0)
     shapes = np.array(found)
@@ -595,15 +601,19 @@ def _flag_crop(view: np.ndarray, x: float, y: float, r: float) -> np.ndarray | N
     differs = (np.linalg.norm(lab - cloth, axis=2) > 25) & (dist < 0.8)
     if differs.sum() < 0.05 * math.pi * r * r:
         return None
-    # the flag is the largest patch; chairs reaching over the rim are separate patches
+    # the flag is the patches around the centre (a white stripe may look like the cloth and split
+    # it); chairs reaching over the rim are patches near the rim
     closed = cv2.morphologyEx(differs.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
-    if count < 2:
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    central = [
+        i
+        for i in range(1, count)
+        if math.hypot(centroids[i, 0] + x0 - x, centroids[i, 1] + y0 - y) < 0.5 * r
+        and stats[i, cv2.CC_STAT_AREA] >= 0.01 * math.pi * r * r
+    ]
+    if sum(stats[i, cv2.CC_STAT_AREA] for i in central) < 0.05 * math.pi * r * r:
         return None
-    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[biggest, cv2.CC_STAT_AREA] < 0.05 * math.pi * r * r:
-        return None
-    ys, xs = np.nonzero(labels == biggest)
+    ys, xs = np.nonzero(np.isin(labels, central))
     bx0, bx1 = np.percentile(xs, [1, 99]).astype(int)
     by0, by1 = np.percentile(ys, [1, 99]).astype(int)
     if bx1 - bx0 < 4 or by1 - by0 < 4:
