@@ -279,16 +279,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "eval-latest")
     parser.add_argument("--detector-model", type=Path, default=None)
     parser.add_argument("--dice-model", type=Path, default=None)
-    parser.add_argument("--no-pip-veto", action="store_true", help="reader alone, no pip veto")
+    parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
     args = parser.parse_args(argv)
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
     # run the detector with low thresholds so precision/recall can be swept afterwards
     low = DetectorConfig(score_thresholds={k: SWEEP_THRESHOLD for k in thresholds})
-    config = PerceptionConfig(detector=low, use_pip_veto=not args.no_pip_veto)
+    config = PerceptionConfig(detector=low, use_pip_veto=args.pip_veto)
     perception = Perception(config, detector_model=args.detector_model, dice_model=args.dice_model)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary: dict[str, Any] = {"thresholds": thresholds, "pip_veto": not args.no_pip_veto}
+    summary: dict[str, Any] = {"thresholds": thresholds, "pip_veto": args.pip_veto}
     sets = set(args.sets.split(","))
     if "synthetic" in sets:
         if not args.synthetic.exists():

@@ -40,6 +40,12 @@ def _common(parser: argparse.ArgumentParser, model: str) -> None:
     parser.add_argument("--width", type=int, default=None, help="network width (channels)")
     parser.add_argument("--out", type=Path, default=None, help="ONNX path (default models/…)")
     parser.add_argument("--runs", type=Path, default=RUNS, help="folder of run folders")
+    parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start from the weights of another run folder's checkpoint (fine-tuning)",
+    )
     parser.add_argument("--smoke", action="store_true", help="a few steps on a few scenes (CI)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.set_defaults(model=model)

@@ -263,6 +263,11 @@ def train_detector(args: argparse.Namespace) -> Path:
         optimiser, max_lr=args.lr, total_steps=max(1, steps_per_epoch * epochs), pct_start=0.1
     )
     start_epoch, step = 0, 0
+    if args.init is not None:
+        initial = load_checkpoint(Path(args.init))
+        if initial is None:
+            raise SystemExit(f"no checkpoint in {args.init}")
+        net.load_state_dict(initial["model"])
     checkpoint = load_checkpoint(folder)
     if checkpoint is not None:
         net.load_state_dict(checkpoint["model"])

@@ -136,6 +136,11 @@ def train_dice(args: argparse.Namespace) -> Path:
     )
     generator = torch.Generator().manual_seed(args.seed)
     start_epoch, step = 0, 0
+    if args.init is not None:
+        initial = load_checkpoint(Path(args.init))
+        if initial is None:
+            raise SystemExit(f"no checkpoint in {args.init}")
+        net.load_state_dict(initial["model"])
     checkpoint = load_checkpoint(folder)
     if checkpoint is not None:
         net.load_state_dict(checkpoint["model"])

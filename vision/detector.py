@@ -46,6 +46,9 @@ class DetectorConfig:
         tile_overlap: fraction of a tile shared with its neighbour (a die cut by one is whole in
             the next).
         max_tile_scale: the tiled pass never enlarges the frame beyond this factor.
+        flat_pass_scale: when set, a second, coarser pass at this fraction of the main pass's
+            scale finds cards and tiles (large pieces fit the network's receptive field better
+            there); its cards and tiles are merged with the main pass's. None: main pass only.
         threads: onnxruntime intra-op threads.
     """
 
@@ -60,6 +63,7 @@ class DetectorConfig:
     tile_side: int = 640
     tile_overlap: float = 0.25
     max_tile_scale: float = 1.0
+    flat_pass_scale: float | None = 0.5
     threads: int = 2
 
 
@@ -237,6 +241,13 @@ class Detector:
         h, w = frame.shape[:2]
         main_scale, tile_scale = self.scales(w, h)
         boxes, scores, kinds, corners = self._main_pass(frame, main_scale)
+        if self.config.flat_pass_scale is not None:
+            coarse = self._main_pass(frame, main_scale * self.config.flat_pass_scale)
+            flat = coarse[2] != KINDS.index("die")
+            boxes = np.concatenate([boxes, coarse[0][flat]])
+            scores = np.concatenate([scores, coarse[1][flat]])
+            kinds = np.concatenate([kinds, coarse[2][flat]])
+            corners = np.concatenate([corners, coarse[3][flat]])
         if tile_scale is not None:
             extra = self._tile_pass(frame, tile_scale)
             boxes = np.concatenate([boxes, extra[0]])
