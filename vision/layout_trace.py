@@ -335,30 +335,31 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
 
 
 # --- 2. rectify -----------------------------------------------------------------------------------
-def _aspect_ratio(corners: np.ndarray, image_size: tuple[int, int]) -> float:
+def _aspect_ratio(
+    corners: np.ndarray, image_size: tuple[int, int], focal_guess: float = 1.0
+) -> float:
     """Width / height of the rectangle seen through `corners` (clockwise from the top left).
 
-    Recovers the camera's focal length from the orthogonality of the board's sides (principal
-    point at the image centre, square pixels); falls back to the mean side lengths.
+    A pinhole camera with its principal point at the image centre and square pixels: the focal
+    length follows from the board's sides being at right angles, unless the photo shows a pair
+    of sides (nearly) parallel, which leaves it undetermined; then `focal_guess` × the photo's
+    long side, a typical phone camera, is assumed.
     """
-    tl, tr, br, bl = corners
-    mean_w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
-    mean_h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
-    fallback = float(mean_w / max(mean_h, 1e-9))
+    long_side = float(max(image_size))
     centre = np.array([image_size[0] / 2, image_size[1] / 2])
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float64)
-    h = cv2.getPerspectiveTransform(unit.astype(np.float32), (corners - centre).astype(np.float32))
+    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+    h = cv2.getPerspectiveTransform(unit, (corners - centre).astype(np.float32))
+    h = h / np.linalg.norm(h[:2, :2])
     h1, h2 = h[:, 0], h[:, 1]
-    if abs(h1[2] * h2[2]) < 1e-12:
-        return fallback
-    f2 = -(h1[0] * h2[0] + h1[1] * h2[1]) / (h1[2] * h2[2])
-    if not f2 > 0:
-        return fallback
+    f2 = (focal_guess * long_side) ** 2
+    product = h1[2] * h2[2]
+    if abs(product) * long_side**2 > 1e-3:  # both vanishing points within reach
+        estimate = -(h1[0] * h2[0] + h1[1] * h2[1]) / product
+        if (0.5 * long_side) ** 2 <= estimate <= (3.0 * long_side) ** 2:
+            f2 = estimate
     n1 = math.sqrt((h1[0] ** 2 + h1[1] ** 2) / f2 + h1[2] ** 2)
     n2 = math.sqrt((h2[0] ** 2 + h2[1] ** 2) / f2 + h2[2] ** 2)
-    ratio = n1 / n2
-    # a camera so close to parallel gives a useless focal length: keep to plausible ratios
-    return ratio if 0.2 < ratio / fallback < 5 else fallback
+    return n1 / n2
 
 
 def rectify(
