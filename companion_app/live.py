@@ -14,7 +14,13 @@ logged and the frame skipped (the only broad ``except`` of the app's live path).
 Timing is measured from outside: the preview FPS is what the UI reports through
 `note_preview_shown`, the perception latency is frame capture to result ready.
 
-Public names: `LiveLoop`, `LiveStats`, `PerceptionResult`, `Perceive`, `no_perception`.
+`ClipSource` plays a recorded clip (the demo's bundled clips) at a camera's frame rate: each
+stored frame is handed out `repeat` times, as fresh arrays, so the preview and the perception
+worker carry the same load as with a camera; `clip_position(frame_index)` maps a live frame index
+back to the clip's own frame.
+
+Public names: `LiveLoop`, `LiveStats`, `PerceptionResult`, `Perceive`, `no_perception`,
+`ClipSource`.
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vision.frames import FrameSource, FrameSourceError
+from vision.frames import FrameSource, FrameSourceError, VideoSource
 
 Perceive = Callable[[np.ndarray], Any]
 _LOG = logging.getLogger(__name__)
@@ -39,6 +46,48 @@ _WINDOW = 60  # samples kept for the moving FPS and latency figures
 def no_perception(frame: np.ndarray) -> None:
     """The placeholder perception: sees nothing (the perception issue replaces it)."""
     return None
+
+
+class ClipSource(FrameSource):
+    """A looping video clip, each of its frames handed out `repeat` times (frame-rate
+    conversion: a 10 FPS clip with ``repeat=3`` feeds the live loop like a 30 FPS camera).
+
+    Raises:
+        FrameSourceError: the clip cannot be read.
+    """
+
+    def __init__(self, path: str | Path, repeat: int = 3, loop: bool = True) -> None:
+        super().__init__()
+        if repeat < 1:
+            raise FrameSourceError(f"clip repeat must be at least 1, got {repeat}")
+        self._video = VideoSource(path, loop=loop)
+        self.repeat = repeat
+        self._frame: np.ndarray | None = None
+        self._left = 0
+        clip_fps = self._video.fps
+        self._fps = None if clip_fps is None else clip_fps * repeat
+        self.description = f"demo clip {Path(path).name}"
+
+    @property
+    def fps(self) -> float | None:
+        """The rate the live loop should read at (the clip's own rate times `repeat`)."""
+        return self._fps
+
+    def clip_position(self, frame_index: int) -> int:
+        """The clip frame (counted over loops) that live frame `frame_index` shows."""
+        return frame_index // self.repeat
+
+    def _read(self) -> np.ndarray | None:
+        if self._left <= 0 or self._frame is None:
+            self._frame = self._video.read()
+            if self._frame is None:
+                return None
+            self._left = self.repeat
+        self._left -= 1
+        return self._frame.copy()
+
+    def _release(self) -> None:
+        self._video.close()
 
 
 @dataclass(frozen=True)
@@ -80,6 +129,9 @@ class LiveLoop:
         max_source_fps: the reader's pace for files and folders (a camera paces itself);
             None reads as fast as the source gives frames.
         on_result: called in the worker thread with every `PerceptionResult`.
+        perception_share: at most this share of the wall clock goes to `perceive` (after a
+            call that took d seconds the worker rests d·(1/share − 1)), so that on a tablet
+            with few cores the preview keeps its frame rate; 1.0 never rests.
     """
 
     def __init__(
@@ -90,7 +142,11 @@ class LiveLoop:
         max_source_fps: float | None = 30.0,
         on_result: Callable[[PerceptionResult], None] | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        perception_share: float = 1.0,
     ) -> None:
+        if not 0.0 < perception_share <= 1.0:
+            raise ValueError(f"perception_share must be in (0, 1], got {perception_share}")
+        self._rest_factor = 1.0 / perception_share - 1.0
         self.source = source
         self.perceive = perceive
         self.on_result = on_result
@@ -244,6 +300,7 @@ class LiveLoop:
                 frame, index, captured = self._frame, self._frame_index, self._frame_time
             seen = index
             assert frame is not None
+            began = self._clock()
             try:
                 value = self.perceive(frame)
             except Exception as error:  # the top of the live loop: log, skip the frame
@@ -261,6 +318,8 @@ class LiveLoop:
                 self._latencies.append(done - captured)
             if self.on_result is not None:
                 self.on_result(result)
+            if self._rest_factor > 0.0:
+                self._stop.wait((done - began) * self._rest_factor)
 
 
-__all__ = ["LiveLoop", "LiveStats", "Perceive", "PerceptionResult", "no_perception"]
+__all__ = ["ClipSource", "LiveLoop", "LiveStats", "Perceive", "PerceptionResult", "no_perception"]

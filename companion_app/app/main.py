@@ -1,8 +1,19 @@
 """`TableCompanionApp`: wires the screens to the view models, the live loop and storage.
 
 The app object owns the long-lived things (translator, settings, saved games, the session, the
-live loop) and the intents that cross screens (start or resume a game, undo, pause, choose a
-source). Screens only forward taps here or to their view model.
+live loop, recognition) and the intents that cross screens (start or resume a game, undo, pause,
+choose a source). Screens only forward taps here or to their view model.
+
+The product loop: the live loop's worker runs `Recognition` (perception → identities of the game
+→ votes → the game's reader → the tracker) on the newest frame; the preview tick draws what was
+recognised over the picture, applies the tracker's explained changes to the session (autosaved,
+in the history) and shows its questions with their candidates as big buttons. Without a detector
+model the app says so on the Table and the manual panel keeps working.
+
+The demo (`demo=True` with no `source`) plays the game's bundled clip (`datasets.demo_clips`)
+as the source, looping, through the same loop. When recognition is unavailable the panel follows
+the recording's true states from its manifest, and the Table says so ("recognition unavailable:
+showing the recorded game"): the demo never claims to recognise what it does not.
 """
 
 from __future__ import annotations
@@ -11,6 +22,7 @@ import json
 import logging
 import os
 import random
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +45,19 @@ from companion_app.app.settings import SettingsScreen
 from companion_app.app.table import TableScreen
 from companion_app.app.widgets import BigButton
 from companion_app.i18n import Translator
-from companion_app.live import LiveLoop, Perceive, no_perception
+from companion_app.live import ClipSource, LiveLoop, Perceive, no_perception
 from companion_app.viewmodels.corrections import CorrectionsViewModel
-from companion_app.viewmodels.describe import game_name, identity_text
+from companion_app.viewmodels.describe import describe_action, game_name, identity_text
 from companion_app.viewmodels.history import HistoryViewModel
-from companion_app.viewmodels.home import HomeViewModel
+from companion_app.viewmodels.home import COLOURS, HomeViewModel
+from companion_app.viewmodels.recognition import (
+    Recognition,
+    RecognitionUnavailable,
+    detector_model_path,
+    load_recognition,
+)
 from companion_app.viewmodels.scoring import scoring_for
-from companion_app.viewmodels.session import GameSession
+from companion_app.viewmodels.session import GameSession, Player
 from companion_app.viewmodels.settings import SettingsViewModel, game_options
 from companion_app.viewmodels.table import TableViewModel
 from vision.frames import FrameSourceError, open_source
@@ -55,6 +73,9 @@ DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
 TOUR_TAPS = 4
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
+PERCEPTION_SHARE = 0.5  # the worker rests as long as it works: the preview keeps its pace
+CLIP_REPEAT = 3  # the 10 FPS demo clips feed the live loop like a 30 FPS camera
+DEMO_ANSWER_S = 2.0  # the demo answers a tracker question from the recording after this long
 SCREENS = ("home", "table", "scoring", "history", "settings")
 TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching
 __all__ = ["RootView", "TableCompanionApp"]
@@ -114,6 +135,16 @@ class TableCompanionApp(App):
         self._seen_size = (0, 0)
         self._no_source: tuple[str, dict[str, Any]] | None = None
         self._demo_left = 0
+        self.recognition: Recognition | None = None
+        self.recognition_problem: str | None = None
+        self._clip: dict[str, Any] | None = None  # the demo clip's manifest
+        self._clip_source: ClipSource | None = None
+        self._clip_at: tuple[int, int] = (-1, -1)  # (loop, segment) the session follows
+        self._applying = False  # the session is being changed from tracker events
+        self._question_popup: Popup | None = None
+        self._last_result: dict[str, Any] | None = None
+        self._demo_changes = 0  # table changes the demo clip showed (with recognition)
+        self._demo_recognised = 0  # of which the tracker got right by itself
 
     # ---- Kivy hooks ---
     def build(self) -> RootView:
@@ -137,16 +168,23 @@ class TableCompanionApp(App):
 
     def on_start(self) -> None:
         self.store.clean_temporaries()
-        if self._game is not None:
+        clip = None
+        if self._demo and self._source is None and self._tour_folder is None:
+            clip = self._bundled_clip(self._game or self.home_vm.game)
+        if clip is not None:
+            self._start_demo_clip(*clip)
+        elif self._game is not None:
             self.home_vm.choose_game(self._game)
             self.start_game()
         if self._source is not None:
             self.open_live(self._source)
+        elif clip is not None:
+            self._open_clip(clip[0])
         elif self._demo:
             self._set_no_source("table.demo_no_clip")
         else:
             self.open_live_from_settings(quiet=True)
-        if self._demo and self.session is not None:
+        if self._demo and self.session is not None and self._clip is None:
             self._demo_left = self._demo_steps
             Clock.schedule_interval(self._demo_step, DEMO_STEP_S)
         Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
@@ -208,6 +246,7 @@ class TableCompanionApp(App):
     def _use_session(self, session: GameSession) -> None:
         self.session = session
         self.corrections = CorrectionsViewModel(session.game)
+        self._build_recognition()
         self.table_vm = TableViewModel(session, self.translator)
         ids = self.root_view.ids
         ids.table.bind_vm(self.table_vm)
@@ -219,6 +258,8 @@ class TableCompanionApp(App):
         self._session_changed(session)
 
     def _session_changed(self, session: GameSession) -> None:
+        if self.recognition is not None and not self._applying:
+            self.recognition.sync(session.state)  # a tap or undo: the tracker follows
         self.saved_text = self.translator.t("app.saved", steps=len(session.history.actions))
         self._refresh_title()
         self._refresh_current()
@@ -284,14 +325,23 @@ class TableCompanionApp(App):
         except FrameSourceError as error:
             self._set_no_source("table.no_source", reason=str(error))
             return False
-        self.live = LiveLoop(source, self._perceive)
+        self._start_live(source)
+        return True
+
+    def _start_live(self, source: Any) -> None:
+        """Run the live loop on an opened source (the recognition, when there is one)."""
+        self._clip_source = source if isinstance(source, ClipSource) else None
+        self._last_result = None
+        perceive = self._perceive if self._perceive is not no_perception else self._perceive_frame
+        self.live = LiveLoop(
+            source, perceive, max_source_fps=source.fps or 30.0, perception_share=PERCEPTION_SHARE
+        )
         self.live.start()
         self._shown_index = -1
         self._result_index = -1
         table = self.root_view.ids.table
         table.no_source = False
         table.source_message = ""
-        return True
 
     def open_live_from_settings(self, quiet: bool = False) -> bool:
         """Open the source the settings name (used at start and by "try again")."""
@@ -401,17 +451,26 @@ class TableCompanionApp(App):
             if self.root_view.ids.screens.current == "table":
                 table.show_frame(frame)
             live.note_preview_shown()
+            if self._clip is not None:
+                self._follow_recording(self._shown_index)
             result = live.latest_result()
             if result is not None and result.frame_index != self._result_index:
                 self._result_index = result.frame_index
+                if isinstance(result.value, dict):
+                    self._last_result = result.value
                 self._seen = (
                     self.corrections.apply(result.value) if self.corrections else result.value
                 )
                 self._seen_size = (frame.shape[1], frame.shape[0])
                 table.show_result(self._seen, self._seen_size)
 
+        if self.recognition is not None:
+            for event in self.recognition.take_events():
+                self._on_event(event)
+
     def _tick_status(self, _dt: float) -> None:
         table = self.root_view.ids.table
+        table.note = self._note()
         if self.live is None:
             table.status = ""
             return
@@ -421,12 +480,292 @@ class TableCompanionApp(App):
             line = self.table_vm.status(
                 stats.preview_fps,
                 stats.perception_latency_ms,
-                perceiving=self._perceive is not no_perception,
+                perceiving=self.recognition is not None or self._perceive is not no_perception,
             )
         else:
             fps = "–" if stats.preview_fps is None else f"{stats.preview_fps:.0f}"
             line = self.translator.t("table.status.live", fps=fps, latency="–")
         table.status = f"{source} · {line}"
+
+    # ---- recognition: the product loop ---
+    def _build_recognition(self) -> None:
+        """Recognition for the current session, or the reason there is none (shown on the Table)."""
+        self.recognition = None
+        session = self.session
+        if session is None or self._perceive is not no_perception:
+            return
+        try:
+            from vision.readers.cafe_international import load_board_corners
+
+            layout_name = self._layout_name()
+            printed = (
+                session.game == "cafe-international"
+                and self._clip is None
+                and load_board_corners(layout_name, (4, 3)) is not None
+            )
+            self.recognition = load_recognition(
+                session.game,
+                session.state,
+                len(session.players),
+                corrections=self.corrections,
+                demo=self._clip is not None,
+                printed_board=printed,
+            )
+            self.recognition_problem = None
+        except RecognitionUnavailable as error:
+            self.recognition_problem = str(error)
+            _LOG.info("recognition unavailable: %s", error)
+
+    def _layout_name(self) -> str:
+        """The name of the Café board layout in use (its corners are remembered under it)."""
+        layout = self.settings_vm.settings.layout
+        if layout in ("", "reference"):
+            return "reference"
+        try:
+            return str(storage.read_json(Path(layout).expanduser()).get("name", "layout"))
+        except (OSError, ValueError, AttributeError):
+            return "layout"
+
+    def _perceive_frame(self, frame: Any) -> Any:
+        """The live loop's perceive: the current game's recognition (nothing without one)."""
+        recognition = self.recognition
+        return None if recognition is None else recognition(frame)
+
+    def _on_event(self, event: Any) -> None:
+        """A tracker event: an explained change is applied; a question is asked."""
+        session = self.session
+        if session is None or self.recognition is None:
+            return
+        if event.kind == "applied":
+            self._apply_actions(event.actions)
+        elif event.kind == "question":
+            self._show_question(event)
+        elif event.kind == "withdrawn" and self._question_popup is not None:
+            self._question_popup.dismiss()
+            self._question_popup = None
+
+    def _apply_actions(self, actions: Any) -> None:
+        """Apply engine actions the tracker already confirmed (autosaved, in the history)."""
+        session = self.session
+        if session is None:
+            return
+        self._applying = True
+        try:
+            for action in actions:
+                session.apply(action)
+        except ValueError as error:
+            _LOG.warning("recognised actions refused by the session: %s", error)
+        finally:
+            self._applying = False
+        if self.recognition is not None:
+            self.recognition.sync(session.state)
+
+    def _show_question(self, event: Any) -> None:
+        """The tracker asks: its candidates as big buttons, or a request to tap what happened."""
+        session = self.session
+        if session is None:
+            return
+        if self._question_popup is not None:
+            self._question_popup.dismiss()
+        box = BoxLayout(orientation="vertical", spacing=8)
+        key = "table.question" if event.candidates else "table.question_none"
+        popup = Popup(
+            title=self.tr(key),
+            title_size=sp(theme.FONT_LARGE),
+            content=box,
+            size_hint=(0.7, 0.9),
+            auto_dismiss=False,
+        )
+        for index, candidate in enumerate(event.candidates[:6]):
+            text = " → ".join(
+                describe_action(self.translator, session.game, session.action_json(a))
+                for a in candidate
+            )
+            button = BigButton(text=text or self.tr("describe.none"))
+            button.bind(on_release=lambda *_, index=index: self.answer_question(index))
+            box.add_widget(button)
+        later = BigButton(text=self.tr("table.question_tap"))
+        later.bind(on_release=lambda *_: self._close_question())
+        box.add_widget(later)
+        self._question_popup = popup
+        popup.open()
+        if self._clip is not None:
+            Clock.schedule_once(lambda _dt: self._demo_answer(popup), DEMO_ANSWER_S)
+
+    def _close_question(self) -> None:
+        if self._question_popup is not None:
+            self._question_popup.dismiss()
+            self._question_popup = None
+
+    def answer_question(self, index: int) -> None:
+        """The player picked candidate `index` of the tracker's question."""
+        if self.recognition is None:
+            return
+        try:
+            actions = self.recognition.answer(index)
+        except ValueError as error:
+            self.root_view.ids.table.message = str(error)
+        else:
+            self._apply_actions(actions)
+        self._close_question()
+
+    def _demo_answer(self, popup: Popup) -> None:
+        """The demo answers an open question from the recording (and says so)."""
+        if self._question_popup is not popup or self.recognition is None or self._clip is None:
+            return
+        segment = self._clip_segment_shown()
+        if segment is None or self.session is None:
+            return
+        truth = self.session.rules.state_from_json(self._clip["segments"][segment]["state"])
+        states = self.recognition.candidate_states()
+        if truth in states:
+            self.answer_question(states.index(truth))
+        else:
+            self._close_question()
+            self._set_session_to_recording(segment)
+        self.root_view.ids.table.message = self.tr("table.demo_answered")
+
+    # ---- the demo's bundled clip ---
+    def _bundled_clip(self, game: str) -> tuple[Path, dict[str, Any]] | None:
+        """The bundled clip of `game` and its manifest (None when not there or unreadable)."""
+        from datasets.demo_clips import clip_path, load_manifest
+
+        path = clip_path(game)
+        if path is None:
+            return None
+        try:
+            return path, load_manifest(game)
+        except ValueError as error:
+            _LOG.warning("%s", error)
+            return None
+
+    def _start_demo_clip(self, path: Path, manifest: dict[str, Any]) -> None:
+        """Start the recorded game: its players, the steps before the clip's first frame."""
+        del path
+        self._clip = manifest
+        self.home_vm.choose_game(manifest["game"])
+        colours = list(COLOURS)
+        self.home_vm.players = [
+            Player(name, colours[i % len(colours)]) for i, name in enumerate(manifest["players"])
+        ]
+        self.home_vm.first = 0
+        session = self.home_vm.start(options={}, seed=int(manifest["seed"]))
+        for data in manifest["prelude"]:
+            session.apply_json(data)
+        self._clip_at = (0, 0)
+        self._use_session(session)
+        self.show("table")
+
+    def _open_clip(self, path: Path) -> None:
+        """Open the bundled clip as the live source (looping)."""
+        self._close_live()
+        try:
+            source = ClipSource(path, repeat=CLIP_REPEAT)
+        except FrameSourceError as error:
+            self._set_no_source("table.no_source", reason=str(error))
+            return
+        self._start_live(source)
+
+    def _clip_segment_shown(self) -> int | None:
+        """The clip segment of the frame on screen (None outside the demo clip)."""
+        if self._clip is None or self._clip_source is None or self._shown_index < 0:
+            return None
+        from datasets.demo_clips import segment_at
+
+        return segment_at(self._clip, self._clip_source.clip_position(self._shown_index))
+
+    def _follow_recording(self, frame_index: int) -> None:
+        """The demo's session and the recording.
+
+        Without recognition the session follows the recording's true states. With it, the
+        tracker drives the session; when the clip moves on to its next table state and the
+        previous change was not recognised, the session catches up from the recording (counted
+        and shown, never passed off as recognised); a new loop of the clip starts over.
+        """
+        if self._clip is None or self._clip_source is None or self.session is None:
+            return
+        from datasets.demo_clips import segment_at
+
+        position = self._clip_source.clip_position(frame_index)
+        at = (position // max(1, int(self._clip["frames"])), segment_at(self._clip, position))
+        if at == self._clip_at:
+            return
+        before, self._clip_at = self._clip_at, at
+        if self.recognition is None or at[0] != before[0] or at[1] == 0:
+            self._set_session_to_recording(at[1])
+            return
+        previous = at[1] - 1
+        truth = self.session.rules.state_from_json(self._clip["segments"][previous]["state"])
+        if previous > 0:
+            self._demo_changes += 1
+            if self.session.state == truth:
+                self._demo_recognised += 1
+        if self.session.state != truth:
+            self._set_session_to_recording(previous)
+
+    def _recording_steps(self, segment: int) -> list[dict[str, Any]]:
+        """Every step of the recorded game up to `segment`'s state, as action JSON."""
+        assert self._clip is not None
+        steps = list(self._clip["prelude"])
+        for part in self._clip["segments"][1 : segment + 1]:
+            steps += part["actions"]
+        return steps
+
+    def _set_session_to_recording(self, segment: int) -> None:
+        """Bring the session to the recording's state at `segment`: undo back to where they
+        agree, then apply the recorded steps (each autosaved, as a player's taps would be)."""
+        session = self.session
+        if session is None:
+            return
+        wanted = self._recording_steps(segment)
+        have = [session.action_json(a) for a in session.history.actions]
+        common = 0
+        while common < min(len(have), len(wanted)) and have[common] == wanted[common]:
+            common += 1
+        self._applying = True
+        try:
+            while len(session.history.actions) > common and session.can_undo:
+                session.undo()
+            for data in wanted[len(session.history.actions) :]:
+                session.apply_json(data)
+        except ValueError as error:
+            _LOG.warning("recorded step refused: %s", error)
+        finally:
+            self._applying = False
+        if self.recognition is not None:
+            self.recognition.sync(session.state)
+
+    def _note(self) -> str:
+        """The line over the picture: what is recognised, or why nothing is."""
+        t = self.translator.t
+        reason = t("table.no_model", path=self._model_path_text())
+        if self.recognition is None:
+            if self._clip is not None:
+                return t("table.demo_recording", reason=reason)
+            if self.live is not None and self.session is not None:
+                return t("table.no_recognition", reason=self.recognition_problem or reason)
+            return ""
+        result = self._last_result
+        parts = [t("table.demo_note")] if self._clip is not None else []
+        if self._clip is not None and self._demo_changes:
+            recognised, changes = self._demo_recognised, self._demo_changes
+            parts.append(t("table.demo_progress", recognised=recognised, changes=changes))
+        if result is not None:
+            objects = [o for o in result.get("objects", []) if o.get("kind") != "die"]
+            known = sum(1 for o in objects if o.get("identity"))
+            parts.append(t("table.recognised", known=known, total=len(objects)))
+            if result.get("observation_ok"):
+                parts.append(t("table.table_read"))
+            elif result.get("problems"):
+                parts.append(str(result["problems"][0]))
+        return " · ".join(parts)
+
+    def _model_path_text(self) -> str:
+        path = detector_model_path()
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
 
     # ---- scripted exits (screenshots, the window test) ---
     def _tap_steps(self, left: int, before: int) -> None:
@@ -462,7 +801,29 @@ class TableCompanionApp(App):
     def _finish(self, _dt: float = 0.0) -> None:
         if self._screenshot is not None:
             self.save_screenshot(self._screenshot)
+        self._print_stats()
         self.stop()
+
+    def _print_stats(self) -> None:
+        """One line of the live loop's own figures on stderr (the demo's measured numbers)."""
+        if self.live is None:
+            return
+        stats = self.live.stats()
+
+        def number(value: float | None) -> str:
+            return "-" if value is None else f"{value:.1f}"
+
+        stages = self.recognition.stage_ms if self.recognition is not None else {}
+        sys.__stderr__.write(
+            f"live: {self.live.source.description}; preview {number(stats.preview_fps)} FPS; "
+            f"source {number(stats.source_fps)} FPS; perception {number(stats.perception_fps)} "
+            f"FPS, latency {number(stats.perception_latency_ms)} ms (median); "
+            f"frames read {stats.frames_read}, perceived {stats.frames_perceived}, "
+            f"errors {stats.perception_errors}; demo changes recognised "
+            f"{self._demo_recognised}/{self._demo_changes}; recognition "
+            f"{'on' if self.recognition is not None else 'off: ' + str(self.recognition_problem)}"
+            f"; last stages ms { ({k: round(v, 1) for k, v in stages.items()}) }\n"
+        )
 
     def _tour(self, remaining: list[str]) -> None:
         """Show each screen in `remaining` and save ``<name>.png``; a name ``screen@lang``

@@ -118,6 +118,7 @@ class TableScreen(Screen):
     prompt = StringProperty("")
     message = StringProperty("")
     source_message = StringProperty("")
+    note = StringProperty("")  # what is recognised, or why nothing is (over the picture)
     no_source = BooleanProperty(True)
     paused = BooleanProperty(False)
     is_chance = BooleanProperty(False)

@@ -1,0 +1,324 @@
+"""Recognition: the perception worker's per-frame loop, from pixels to explained game changes.
+
+```
+frame → Perception.process (detector + die reader)
+      → Identifier.identify_detailed, restricted to the game (cards, tiles; candidates kept)
+      → VoteTracker (one identity per physical piece over frames)
+      → the player's corrections (a tapped piece keeps the identity the player gave it)
+      → the game's reader (zones / board registration → an Observation, or problems)
+      → vision.tracker.Tracker (stable observations explained by the rules, or a question)
+```
+
+`Recognition` is the ``perceive`` callable of `companion_app.live.LiveLoop`: it runs in the
+worker thread and returns, per frame, a dict in the `detect --json` shape (``objects`` with
+boxes, identities, confidences and ``candidates``) plus ``problems``, ``seen`` and
+``observation_ok``, which the Table screen draws over the preview. Tracker events are queued;
+the UI thread takes them with `take_events` and applies them to the session (an ``applied``
+event's actions) or asks the player (a ``question``: `answer` or `correct`). When the session
+changes by a tap (a manual choice, undo), the UI calls `sync` so the tracker starts from the
+session's state. Every public method is thread-safe.
+
+`load_recognition` builds one for a game, or says why it cannot (no detector model yet): a
+missing model never stops the app, the manual panel keeps working.
+
+Plain Python; no Kivy. Public names: `Recognition`, `RecognitionUnavailable`,
+`load_recognition`, `detector_model_path`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion_app.viewmodels.corrections import MATCH_IOU, CorrectionsViewModel, iou
+from vision.detections import Detections
+from vision.readers import Reading
+from vision.tracker import Event, Tracker
+
+CAFE_LAYOUT_JSON = (
+    Path(__file__).resolve().parents[2] / "engines/cafe_international/data/reference_layout.json"
+)
+
+
+class RecognitionUnavailable(RuntimeError):
+    """Recognition cannot run here (a model is missing); the message says what to do."""
+
+
+def detector_model_path() -> Path:
+    """Where the perception pipeline looks for the detector model."""
+    from vision import detector  # cheap: onnxruntime is imported only by `Detector()`
+
+    return Path(detector.DEFAULT_MODEL)
+
+
+def _reader_for(
+    game: str,
+    n_players: int,
+    *,
+    zones: Any = None,
+    layout: Any = None,
+    layout_json: dict[str, Any] | None = None,
+    printed: bool = False,
+) -> Callable[[np.ndarray, Detections], Reading]:
+    """The game's reader as ``read(frame, detections) -> Reading``."""
+    if game == "kings-breakfast":
+        from vision.readers import kings_breakfast as kb
+
+        def read_kb(frame: np.ndarray, detections: Detections) -> Reading:
+            return kb.read_table(detections, (frame.shape[1], frame.shape[0]), zones)
+
+        return read_kb
+    if game == "dice-king":
+        from vision.readers import dice_king as dk
+
+        def read_dk(frame: np.ndarray, detections: Detections) -> Reading:
+            return dk.read_table(detections, (frame.shape[1], frame.shape[0]), n_players, zones)
+
+        return read_dk
+    from vision.readers import cafe_international as ci
+
+    registration: list[Any] = [None]  # the board does not move: registered once, then reused
+    layout_data = layout_json or json.loads(CAFE_LAYOUT_JSON.read_text(encoding="utf-8"))
+
+    def read_ci(frame: np.ndarray, detections: Detections) -> Reading:
+        reading, registration[0] = ci.read_frame(
+            frame,
+            detections,
+            layout,
+            layout_data,
+            n_players=n_players,
+            registration=registration[0],
+            printed=printed,
+        )
+        return reading
+
+    return read_ci
+
+
+class Recognition:
+    """Frames of one game → what is recognised, and tracker events for the session.
+
+    Args:
+        game: the contract game name.
+        state: the session's current engine state (the tracker starts there).
+        n_players: players at the table.
+        process: frame → `Detections` (the perception pipeline's ``process``).
+        identify: ``(frame, detections) -> (detections, matches)`` restricted to the game.
+        read: ``(frame, detections) -> Reading`` (the game's reader).
+        corrections: the player's corrections, applied before reading.
+        clock: seconds, for the tracker's stability rule.
+        hand_test: pass frames to the tracker's skin test (hands over the table).
+    """
+
+    def __init__(
+        self,
+        game: str,
+        state: Any,
+        n_players: int,
+        *,
+        process: Callable[[np.ndarray], Detections],
+        identify: Callable[[np.ndarray, Detections], tuple[Detections, list[Any]]] | None,
+        read: Callable[[np.ndarray, Detections], Reading],
+        corrections: CorrectionsViewModel | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        hand_test: bool = True,
+    ) -> None:
+        from vision.voting import VoteTracker
+
+        self.game = game
+        self.n_players = n_players
+        self._process = process
+        self._identify = identify
+        self._read = read
+        self.corrections = corrections or CorrectionsViewModel(game)
+        self._clock = clock
+        self._hand_test = hand_test
+        self._lock = threading.Lock()
+        self._votes = VoteTracker()
+        self._tracker = Tracker(game, state)
+        self._events: list[Event] = []
+        self.stage_ms: dict[str, float] = {}
+
+    # ---- the worker thread ---
+    def __call__(self, frame: np.ndarray) -> dict[str, Any]:
+        """Recognise one frame (uint8 BGR); returns the overlay's dict (see the module notes)."""
+        times: dict[str, float] = {}
+        start = time.perf_counter()
+        detections = self._process(frame)
+        times["detect"] = time.perf_counter() - start
+        matches: list[Any] = [None] * len(detections)
+        if self._identify is not None and len(detections):
+            mark = time.perf_counter()
+            detections, matches = self._identify(frame, detections)
+            times["identify"] = time.perf_counter() - mark
+        with self._lock:
+            detections = self._votes.update(detections)
+            detections = self._corrected(detections)
+            mark = time.perf_counter()
+            reading = self._read(frame, detections)
+            events = self._tracker.update(
+                self._clock(), reading, len(detections), frame if self._hand_test else None
+            )
+            times["read+track"] = time.perf_counter() - mark
+            self._events.extend(events)
+            self.stage_ms = {k: 1000.0 * v for k, v in times.items()}
+        objects = detections.to_objects()
+        for item, match in zip(objects, matches, strict=True):
+            if match is not None:
+                from vision.identify import candidates_json
+
+                item["candidates"] = candidates_json(match)
+        return {
+            "width": int(frame.shape[1]),
+            "height": int(frame.shape[0]),
+            "objects": objects,
+            "observation_ok": reading.ok,
+            "problems": list(reading.problems),
+            "seen": reading.seen,
+        }
+
+    def _corrected(self, detections: Detections) -> Detections:
+        """The player's corrections win over what was recognised (same kind, same place)."""
+        if not self.corrections.corrections or not len(detections):
+            return detections
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        values = detections.die_values.copy()
+        colours = detections.die_colours.copy()
+        value_scores = detections.die_value_scores.copy()
+        for i in range(len(detections)):
+            box = [float(v) for v in detections.boxes_xyxy[i]]
+            for correction in self.corrections.corrections:
+                if correction.kind != detections.kinds[i]:
+                    continue
+                if iou(list(correction.box), box) < MATCH_IOU:
+                    continue
+                if correction.kind == "die":
+                    values[i] = int(correction.identity[:-1])
+                    colours[i] = correction.identity[-1]
+                    value_scores[i] = 1.0
+                else:
+                    identities[i] = correction.identity
+                    scores[i] = 1.0
+        return detections.with_fields(
+            identities=identities,
+            identity_scores=scores,
+            die_values=values,
+            die_colours=colours,
+            die_value_scores=value_scores,
+        )
+
+    # ---- the UI thread ---
+    def take_events(self) -> list[Event]:
+        """The tracker events since the last call (oldest first)."""
+        with self._lock:
+            events, self._events = self._events, []
+            return events
+
+    @property
+    def question(self) -> Event | None:
+        """The tracker's open question (None when there is none)."""
+        with self._lock:
+            return self._tracker.question
+
+    def candidate_states(self) -> tuple[Any, ...]:
+        """The state each candidate of the open question leads to."""
+        with self._lock:
+            return tuple(self._tracker.candidate_states)
+
+    def answer(self, index: int) -> tuple[Any, ...]:
+        """The player picked candidate `index`; returns its actions (apply them to the session).
+
+        Raises:
+            ValueError: no open question, or no such candidate.
+        """
+        with self._lock:
+            question = self._tracker.question
+            if question is None or not 0 <= index < len(question.candidates):
+                raise ValueError(f"no candidate {index} to pick")
+            actions = tuple(question.candidates[index])
+            self._tracker.answer(index)
+            return actions
+
+    def sync(self, state: Any) -> None:
+        """The session's state changed by hand (a tap, undo, a correction): follow it."""
+        with self._lock:
+            if self._tracker.state != state:
+                self._tracker.correct(state)
+
+    @property
+    def state(self) -> Any:
+        """The tracker's confirmed state."""
+        with self._lock:
+            return self._tracker.state
+
+
+def load_recognition(
+    game: str,
+    state: Any,
+    n_players: int,
+    *,
+    corrections: CorrectionsViewModel | None = None,
+    demo: bool = False,
+    detector_model: Path | None = None,
+    printed_board: bool = False,
+) -> Recognition:
+    """The full recognition of `game`, with the user's zones (the defaults in the demo).
+
+    Raises:
+        RecognitionUnavailable: the detector model is missing or cannot be loaded.
+    """
+    path = detector_model or detector_model_path()
+    if not path.is_file():
+        raise RecognitionUnavailable(f"no detector model at {path}")
+    try:
+        from vision.detector import DetectorConfig
+        from vision.pipeline import Perception, PerceptionConfig
+
+        # one thread: the other core draws the preview
+        config = PerceptionConfig(detector=DetectorConfig(threads=1))
+        perception = Perception(config, detector_model=path)
+    except (ImportError, ValueError) as error:  # ModelError is a ValueError
+        raise RecognitionUnavailable(str(error).splitlines()[0]) from None
+    from vision.gallery import default_gallery, load_gallery
+    from vision.identify import Identifier
+
+    identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
+
+    def identify(frame: np.ndarray, detections: Detections) -> tuple[Detections, list[Any]]:
+        return identifier.identify_detailed(frame, detections, [game])
+
+    zones = None
+    layout = getattr(state, "layout", None)
+    if game in ("kings-breakfast", "dice-king"):
+        from vision.readers.zones import default_zones, load_zones
+
+        zones = (
+            default_zones(game, n_players=n_players)
+            if demo
+            else load_zones(game, n_players=n_players)
+        )
+    read = _reader_for(game, n_players, zones=zones, layout=layout, printed=printed_board)
+    return Recognition(
+        game,
+        state,
+        n_players,
+        process=perception.process,
+        identify=identify,
+        read=read,
+        corrections=corrections,
+    )
+
+
+__all__ = [
+    "Recognition",
+    "RecognitionUnavailable",
+    "detector_model_path",
+    "load_recognition",
+]
