@@ -36,6 +36,7 @@ from engines.cafe_international.state import (
     ToBar,
 )
 from engines.errors import Problem
+from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 8  # a turn and up to 5 refill draws (CI-17)
@@ -231,36 +232,25 @@ def explain_states(
     With `visited`, the empty sequence does not count (a pass leaves the table unchanged, CI-16).
     Of two seatings that differ only in their order, the better-scoring one is kept.
     """
-    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    explored = 0
-    for depth in range(max_actions + 1):
-        found: dict[State, tuple[tuple[Action, ...], State]] = {}
-        for state, path in frontier:
-            if (path or not visited) and _matches(state, after):
-                found.setdefault(state, (path, state))
-        if found:
-            return _best_orders(list(found.values()))
-        if depth == max_actions:
-            break
-        following: list[tuple[State, tuple[Action, ...]]] = []
-        seen: set[State] = set()
-        for state, path in frontier:
-            if is_over(state):
-                continue
-            steps = _draws(state, after) if state.refill else _turns(state, after)
-            for action in steps:
-                if not is_legal(state, action):
-                    continue
-                nxt = apply_unchecked(state, action)
-                if nxt in seen:
-                    continue
-                seen.add(nxt)
-                following.append((nxt, path + (action,)))
-        frontier = following
-        explored += len(following)
-        if not frontier or explored > max_states:
-            break  # nothing within reach: the user is asked
-    return []
+    found = shortest_explanations(
+        before,
+        successors=lambda state: _successors(state, after),
+        shows_observation=lambda state: _matches(state, after),
+        key=lambda state: state,
+        is_over=is_over,
+        visited=visited,
+        max_actions=max_actions,
+        max_states=max_states,
+    )
+    return _best_orders(found)
+
+
+def _successors(state: State, after: Observation) -> Iterable[tuple[Action, State]]:
+    """The legal moves worth trying towards `after`: refill draws while refilling, else turns."""
+    steps = _draws(state, after) if state.refill else _turns(state, after)
+    for action in steps:
+        if is_legal(state, action):
+            yield action, apply_unchecked(state, action)
 
 
 def _best_orders(

@@ -34,6 +34,7 @@ from engines.dice_king.state import (
     State,
 )
 from engines.errors import MalformedError, Problem
+from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
@@ -269,34 +270,18 @@ def explain_states(
     Sequences that end in states that look the same are one explanation.
     """
     resting = tuple(sorted(before.dice)) if before.dice else None
-    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    seen = {state_key(before)}
-    explored = 0
-    for depth in range(max_actions + 1):
-        found: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
-        for state, path in frontier:
-            if (path or not visited) and matches(state, after, resting):
-                found.setdefault(state_key(state), (path, state))
-        if found:
-            return list(found.values())
-        if depth == max_actions:
-            break
-        following: list[tuple[State, tuple[Action, ...]]] = []
-        for state, path in frontier:
-            if is_over(state):
-                continue
-            for action in _steps(state, after):
-                nxt = _apply(state, action)
-                key = state_key(nxt)
-                if key in seen:
-                    continue
-                seen.add(key)
-                following.append((nxt, path + (action,)))
-        frontier = following
-        explored += len(following)
-        if not frontier or explored > max_states:
-            break  # nothing within reach: the user is asked
-    return []
+    return shortest_explanations(
+        before,
+        successors=lambda state: (
+            (action, _apply(state, action)) for action in _steps(state, after)
+        ),
+        shows_observation=lambda state: matches(state, after, resting),
+        key=state_key,
+        is_over=is_over,
+        visited=visited,
+        max_actions=max_actions,
+        max_states=max_states,
+    )
 
 
 def explain(

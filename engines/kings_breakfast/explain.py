@@ -21,6 +21,7 @@ from engines.errors import MalformedError, Problem
 from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, EMERALD_INDEX, FOODS
 from engines.kings_breakfast.rules import _apply_unchecked, legal_actions
 from engines.kings_breakfast.state import Action, DealCard, DrawCard, DrawnCard, Phase, State
+from engines.search import shortest_explanations
 
 #: explanations longer than this are not searched (a whole deal of 5 players plus a turn)
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
@@ -215,34 +216,18 @@ def explain_states(
     looks the same after a visit is explained by an invisible action (a draw, KB-11).
     Sequences that end in the same public state are one explanation (the first found is kept).
     """
-    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    seen = {public_key(before)}
-    explored = 0
-    for depth in range(max_actions + 1):
-        found: dict[tuple[object, ...], tuple[tuple[Action, ...], State]] = {}
-        for state, path in frontier:
-            if (path or not visited) and state.phase != Phase.DRAW and observe(state) == after:
-                found.setdefault(public_key(state), (path, state))
-        if found:
-            return list(found.values())
-        if depth == max_actions:
-            break
-        following: list[tuple[State, tuple[Action, ...]]] = []
-        for state, path in frontier:
-            if state.phase == Phase.OVER:
-                continue
-            for action, source in _steps(state, after):
-                nxt = _apply_unchecked(source, action)
-                key = public_key(nxt)
-                if key in seen:
-                    continue
-                seen.add(key)
-                following.append((nxt, path + (action,)))
-        frontier = following
-        explored += len(following)
-        if not frontier or explored > max_states:
-            break  # nothing within reach: the user is asked
-    return []
+    return shortest_explanations(
+        before,
+        successors=lambda state: (
+            (action, _apply_unchecked(source, action)) for action, source in _steps(state, after)
+        ),
+        shows_observation=lambda state: state.phase != Phase.DRAW and observe(state) == after,
+        key=public_key,
+        is_over=lambda state: state.phase == Phase.OVER,
+        visited=visited,
+        max_actions=max_actions,
+        max_states=max_states,
+    )
 
 
 def explain(
