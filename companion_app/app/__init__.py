@@ -1,8 +1,9 @@
 """The Kivy tablet app: five screens over the Kivy-free view models.
 
 `launch` is what the command line calls (`table-companion run` and `demo`); `tour` opens the app,
-visits every screen, saves a screenshot of each and exits (the window test runs it in a
-subprocess). Kivy is imported only inside these functions, after the environment is prepared, so
+visits every screen, saves a screenshot of each and exits; `play_whole_game` plays a game to the
+end with simulated touches and saves the Scoring screen (the window tests run both in
+subprocesses). Kivy is imported only inside these functions, after the environment is prepared, so
 importing this package is cheap and never opens a window.
 
 Public names: `launch`, `tour`, `prepare_kivy_environment`.
@@ -89,4 +90,17 @@ def tour(folder: str | Path, game: str = "kings-breakfast", language: str = "en"
     return app.exit_status
 
 
-__all__ = ["WINDOW_SIZE", "launch", "prepare_kivy_environment", "tour"]
+def play_whole_game(folder: str | Path, game: str = "dice-king") -> int:
+    """Open the app on a new `game`, play it to the end with simulated touches on the Table's
+    buttons, tap Scoring, save ``scoring.png`` and ``result.json`` into `folder`, exit."""
+    prepare_kivy_environment()
+    from companion_app.app.main import TableCompanionApp
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    app = TableCompanionApp(game=game, play_folder=folder)
+    app.run()
+    return app.exit_status
+
+
+__all__ = ["WINDOW_SIZE", "launch", "play_whole_game", "prepare_kivy_environment", "tour"]

@@ -72,6 +72,7 @@ STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
 TOUR_TAPS = 4
+PLAY_TAPS_PER_FRAME = 6
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
 PERCEPTION_SHARE = 0.5  # the worker rests as long as it works: the preview keeps its pace
 CLIP_REPEAT = 3  # the 10 FPS demo clips feed the live loop like a 30 FPS camera
@@ -107,6 +108,7 @@ class TableCompanionApp(App):
         language: str | None = None,
         perceive: Perceive = no_perception,
         demo_steps: int = DEMO_STEPS,
+        play_folder: Path | None = None,
     ) -> None:
         super().__init__()
         self.title = "Table Companion"
@@ -119,6 +121,7 @@ class TableCompanionApp(App):
         self._tour_folder = tour_folder
         self._perceive = perceive
         self._demo_steps = demo_steps
+        self._play_folder = play_folder
         self.store = storage.GameStore()
         self.settings_vm = SettingsViewModel(storage.data_home())
         self.translator = Translator(language or self.settings_vm.settings.language)
@@ -189,7 +192,9 @@ class TableCompanionApp(App):
             Clock.schedule_interval(self._demo_step, DEMO_STEP_S)
         Clock.schedule_interval(self._tick_preview, 1.0 / PREVIEW_HZ)
         Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
-        if self._tour_folder is not None and not self._demo_left:
+        if self._play_folder is not None:
+            Clock.schedule_once(lambda _dt: self._play_taps(), TOUR_SETTLE_S)
+        elif self._tour_folder is not None and not self._demo_left:
             Clock.schedule_once(lambda _dt: self._tour(list(TOUR)), 1.0)
         elif self._exit_after is not None:
             Clock.schedule_once(self._finish, self._exit_after)
@@ -786,6 +791,62 @@ class TableCompanionApp(App):
         after = len(session.history.actions) if session else 0
         record = {"taps": TOUR_TAPS - left, "steps_before": before, "steps_after": after}
         (self._tour_folder / "taps.json").write_text(json.dumps(record), encoding="utf-8")
+        self.stop()
+
+    def _tap(self, widget: Any) -> None:
+        """A simulated finger on `widget` (down and up at its centre)."""
+        from kivy.tests.common import UnitTestTouch  # only the scripted runs use it
+
+        touch = UnitTestTouch(*widget.to_window(*widget.center))
+        touch.touch_down()
+        touch.touch_up()
+
+    def _play_taps(self) -> None:
+        """Play the whole game with simulated touches: the first choice, or "At random" at a
+        chance step; a few taps per frame (the Table redrawn after each, as a frame would).
+        When the game is over, tap Scoring, save ``scoring.png`` and ``result.json``, exit."""
+        session = self.session
+        table = self.root_view.ids.table
+        if session is None:
+            self.exit_status = 3
+            self.stop()
+            return
+        for _ in range(PLAY_TAPS_PER_FRAME):
+            if session.is_over:
+                break
+            if session.is_chance_node:
+                self._tap(table.ids.random_button)
+            else:
+                choices = list(reversed(table.ids.choices.children))
+                if not choices:
+                    break
+                self._tap(choices[0])
+            table.refresh()
+        if not session.is_over:
+            Clock.schedule_once(lambda _dt: self._play_taps(), 0)
+            return
+        nav = [
+            child
+            for child in self.root_view.walk()
+            if isinstance(child, BigButton) and self.tr("nav.scoring") in str(child.text)
+        ]
+        self._tap(nav[0])
+        Clock.schedule_once(lambda _dt: self._play_done(), TOUR_SETTLE_S)
+
+    def _play_done(self) -> None:
+        assert self._play_folder is not None and self.session is not None
+        scoring = self.root_view.ids.scoring
+        self.save_screenshot(self._play_folder / "scoring.png")
+        shown = scoring.vm.result() if scoring.vm is not None else {}
+        record = {
+            "screen": self.root_view.ids.screens.current,
+            "over": self.session.is_over,
+            "steps": len(self.session.history.actions),
+            "game_id": self.session.game_id,
+            "engine_scores": self.session.scores(),
+            "shown": {p: v["total"] for p, v in shown.get("players", {}).items()},
+        }
+        (self._play_folder / "result.json").write_text(json.dumps(record), encoding="utf-8")
         self.stop()
 
     def save_screenshot(self, path: Path) -> Path:

@@ -28,6 +28,7 @@ Plain Python; no Kivy. Public names: `Recognition`, `RecognitionUnavailable`,
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -50,8 +51,15 @@ class RecognitionUnavailable(RuntimeError):
     """Recognition cannot run here (a model is missing); the message says what to do."""
 
 
+MODEL_ENV = "TABLE_COMPANION_DETECTOR"
+
+
 def detector_model_path() -> Path:
-    """Where the perception pipeline looks for the detector model."""
+    """The detector model the app uses: ``$TABLE_COMPANION_DETECTOR`` when set, else the one
+    the perception pipeline ships (``models/detector.onnx``)."""
+    override = os.environ.get(MODEL_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
     from vision import detector  # cheap: onnxruntime is imported only by `Detector()`
 
     return Path(detector.DEFAULT_MODEL)
@@ -318,6 +326,7 @@ def load_recognition(
 
 __all__ = [
     "Recognition",
+    "MODEL_ENV",
     "RecognitionUnavailable",
     "detector_model_path",
     "load_recognition",

@@ -31,6 +31,9 @@ def _env(home: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["TABLE_COMPANION_HOME"] = str(home)
     env.pop("KIVY_HOME", None)
+    # no detector: these tests are about the window (recognition has its own tests); loading
+    # the models would only slow every start
+    env["TABLE_COMPANION_DETECTOR"] = str(home / "no-detector.onnx")
     return env
 
 
@@ -93,3 +96,76 @@ def test_killed_mid_game_loses_nothing_saved(tmp_path: Path) -> None:
     resumed = GameSession.from_record(record)
     assert len(resumed.history.actions) == len(record["actions"]) >= 12  # the log replays
     assert resumed.rules.state_to_json(resumed.state) == record["state"]
+
+
+def _not_blank(image: np.ndarray) -> bool:
+    return float(image.std()) > 20.0
+
+
+def test_whole_game_by_touches_ends_on_scoring_with_the_right_scores(tmp_path: Path) -> None:
+    """Simulated touches play a whole Dice King game on the Table, then tap Scoring: the
+    screen shows the engine's scores of the saved game, replayed from its record."""
+    code = (
+        "import sys; from companion_app.app import play_whole_game; "
+        f"sys.exit(play_whole_game({str(tmp_path / 'play')!r}, 'dice-king'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads((tmp_path / "play" / "result.json").read_text(encoding="utf-8"))
+    assert result["screen"] == "scoring" and result["over"]
+    [info] = GameStore(tmp_path / "home").list()
+    record = json.loads(info.path.read_text(encoding="utf-8"))
+    replayed = GameSession.from_record(record)
+    assert len(replayed.history.actions) == result["steps"]
+    assert result["shown"] == result["engine_scores"] == replayed.scores()
+    shot = cv2.imread(str(tmp_path / "play" / "scoring.png"))
+    assert shot is not None and _not_blank(shot)
+
+
+def test_demo_plays_the_bundled_clip_and_says_what_it_recognises(tmp_path: Path) -> None:
+    """`table-companion demo` shows the bundled clip in the camera area; without a detector
+    model the panel follows the recording and the Table says so."""
+    from datasets.demo_clips import load_manifest
+    from engines import game_rules
+
+    game = "cafe-international"
+    env = _env(tmp_path / "home")  # no detector model
+    shot = tmp_path / "demo.png"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "companion_app.cli",
+            "demo",
+            "--game",
+            game,
+            "--screenshot",
+            str(shot),
+            "--exit-after",
+            "5",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = [x for x in done.stderr.splitlines() if x.startswith("live: ")]
+    assert f"demo clip {game}.mp4" in line and "recognition off: no detector model" in line
+    image = cv2.imread(str(shot))
+    assert image is not None and image.shape[:2] == (800, 1280) and _not_blank(image)
+    camera = image[220:690, 20:720]  # the preview area of the Table
+    assert float(camera.mean()) > 30.0 and float(camera.std()) > 10.0, "no picture"
+    [info] = GameStore(tmp_path / "home").list()
+    record = json.loads(info.path.read_text(encoding="utf-8"))
+    rules = game_rules(game)
+    state = rules.state_to_json(GameSession.from_record(record).state)
+    assert state in [s["state"] for s in load_manifest(game)["segments"]]  # the recording

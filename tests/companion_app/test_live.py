@@ -102,3 +102,67 @@ def test_pause_stops_reading_and_preview_fps_is_measured(tmp_path: Path) -> None
         time.sleep(0.002)
     loop.stop()
     assert loop.stats().preview_fps is not None
+
+
+def _clip(tmp_path: Path, frames: int = 4) -> Path:
+    path = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (32, 24))
+    for index in range(frames):
+        writer.write(np.full((24, 32, 3), 60 * index, np.uint8))
+    writer.release()
+    return path
+
+
+def test_clip_source_repeats_each_frame_and_loops(tmp_path: Path) -> None:
+    from companion_app.live import ClipSource
+
+    source = ClipSource(_clip(tmp_path), repeat=3)
+    assert source.fps == 30.0
+    means = [float(source.read().mean()) for _ in range(15)]  # type: ignore[union-attr]
+    source.close()
+    levels = [round(m / 60) for m in means]
+    assert levels == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0, 0, 0]  # 4 frames ×3, then again
+    assert [source.clip_position(i) % 4 for i in range(15)] == levels
+    assert source.read() is None  # closed
+
+
+def test_clip_source_hands_out_fresh_arrays(tmp_path: Path) -> None:
+    from companion_app.live import ClipSource
+
+    with ClipSource(_clip(tmp_path), repeat=2) as source:
+        first, second = source.read(), source.read()
+        assert first is not None and second is not None and first is not second
+        first[:] = 255
+        assert float(second.mean()) < 10
+
+
+def test_perception_share_rests_the_worker(tmp_path: Path) -> None:
+    """With a share of 0.5 the worker rests as long as each call took (on the loop's clock)."""
+    import pytest
+
+    with pytest.raises(ValueError, match="perception_share"):
+        LiveLoop(FolderSource(_folder(tmp_path)), perception_share=0.0)
+    now = [0.0]
+    rests: list[float] = []
+
+    class RecordingEvent(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            if timeout is not None and threading.current_thread().name == "live-perception":
+                rests.append(timeout)
+            return super().wait(0.001 if timeout is not None else None)
+
+    def perceive(frame: np.ndarray) -> None:
+        now[0] += 0.25  # this call "took" 0.25 s on the loop's clock
+
+    loop = LiveLoop(
+        FolderSource(_folder(tmp_path), loop=True),
+        perceive,
+        max_source_fps=None,
+        clock=lambda: now[0],
+        perception_share=0.5,
+    )
+    loop._stop = RecordingEvent()  # noqa: SLF001 (observe the worker's rests)
+    loop.start()
+    _wait_for(lambda: len(rests) >= 3)
+    loop.stop()
+    assert rests[:3] == [0.25, 0.25, 0.25]
