@@ -510,27 +510,27 @@ def find_chairs(
     if len(tables) == 0:
         return np.zeros((0, 2)), np.zeros(0)
     radius = float(np.median(tables[:, 2]))
-    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     lo, hi = config.chair_size_range[0] * radius, config.chair_size_range[1] * radius
     found: list[tuple[float, float, float]] = []
     # outlines touching other drawings (a flag, a neighbour) break up differently under different
-    # smoothing: collect from a few edge maps, duplicates are merged below
-    for blur, close in ((5, True), (3, False), (1, False)):
-        smooth = cv2.GaussianBlur(gray, (blur, blur), 0) if blur > 1 else gray
-        edges = cv2.Canny(smooth, 40, 120)
-        if close:
-            edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    # smoothing: collect from a few edge maps, duplicates are merged below; edges in any colour
+    # channel, as a chair may differ from the board in hue only
+    for blur, grow in ((5, 1), (3, 0), (1, 0), (3, 2)):
+        smooth = cv2.GaussianBlur(view, (blur, blur), 0) if blur > 1 else view
+        edges = np.max([cv2.Canny(smooth[..., c], 40, 120) for c in range(3)], axis=0)
+        if grow:  # bridge small gaps in outlines; the hole inside shrinks by `grow` per side
+            edges = cv2.dilate(edges, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
         contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
-            if area < lo * lo * 0.8 or area > hi * hi:
+            if area < lo * lo * 0.6 or area > hi * hi:
                 continue
             (cx, cy), (w, h), _ = cv2.minAreaRect(contour)
             if min(w, h) <= 0 or max(w, h) / min(w, h) > 1.35:
                 continue
             if area / (w * h) < config.chair_squareness:
                 continue
-            side = math.sqrt(w * h)
+            side = math.sqrt(w * h) + 2 * grow
             if lo <= side <= hi:
                 found.append((cx, cy, side))
     if not found:
@@ -848,7 +848,10 @@ def trace_layout(
         view = np.ascontiguousarray(np.rot90(view, turn))
         corners = np.roll(corners, -turn, axis=0)  # the photo corner now at the view's top left
     chairs, sides = find_chairs(view, tables, config)
-    touches = assign_chairs(chairs, sides, tables, config)
+    # chairs of one board are alike: the typical size stands in for each chair's own, which an
+    # outline found only in part (an inner panel) would understate
+    typical = np.full(len(sides), float(np.median(sides)) if len(sides) else 0.0)
+    touches = assign_chairs(chairs, typical, tables, config)
     loose = sum(1 for t in touches if not t)
     stools = find_stools(view, tables, chairs, config)
 
