@@ -157,31 +157,66 @@ def _detection_images(gray: np.ndarray) -> Iterator[tuple[np.ndarray, float]]:
         yield _sharpened(gray, factor, sigma, amount), factor
 
 
-def _decode(image: np.ndarray, factor: float, wanted: set[int] | None) -> list[Candidate]:
-    corners, found_ids, _ = _aruco_detector().detectMarkers(image)
-    if found_ids is None:
-        return []
-    out = []
-    for quad, marker_id in zip(corners, found_ids.ravel(), strict=True):
-        if wanted is None or int(marker_id) in wanted:
-            # pixel-centre coordinates of the enlarged image back to the frame's
-            out.append(
-                (int(marker_id), (quad.reshape(4, 2).astype(np.float64) + 0.5) / factor - 0.5)
-            )
-    return out
+def _decode(
+    image: np.ndarray, factor: float, units: Mapping[int, np.ndarray] | None
+) -> list[Candidate]:
+    """The markers decoded in `image` (the frame enlarged by `factor`), in frame pixels. With
+    the board's marker `units`, other ids are dropped and markers that failed to decode are
+    looked for again where the decoded ones say the board has them (OpenCV's
+    ``refineDetectedMarkers``: a quad there, decoded with a looser bit tolerance)."""
+    detector = _aruco_detector()
+    corners, found_ids, rejected = detector.detectMarkers(image)
+    quads = [q.reshape(4, 2) for q in corners] if found_ids is not None else []
+    ids = [int(i) for i in found_ids.ravel()] if found_ids is not None else []
+    if units is not None:
+        kept = [k for k, marker_id in enumerate(ids) if marker_id in units]
+        quads, ids = [quads[k] for k in kept], [ids[k] for k in kept]
+        if ids and len(ids) < len(units) and len(rejected):
+            quads, ids = _refind(image, units, quads, ids, rejected)
+    # pixel-centre coordinates of the enlarged image back to the frame's
+    return [
+        (marker_id, (quad.astype(np.float64) + 0.5) / factor - 0.5)
+        for marker_id, quad in zip(ids, quads, strict=True)
+    ]
+
+
+def _refind(
+    image: np.ndarray,
+    units: Mapping[int, np.ndarray],
+    quads: list[np.ndarray],
+    ids: list[int],
+    rejected: Sequence[np.ndarray],
+) -> tuple[list[np.ndarray], list[int]]:
+    marker_ids = sorted(units)
+    board = cv2.aruco.Board(
+        [np.column_stack([units[i], np.zeros(4)]).astype(np.float32) for i in marker_ids],
+        _aruco_detector().getDictionary(),
+        np.array(marker_ids, np.int32),
+    )
+    corners_in = [np.asarray(q, np.float32).reshape(1, 4, 2) for q in quads]
+    ids_in = np.array(ids, np.int32).reshape(-1, 1)
+    corners_out, ids_out, _, _ = _aruco_refiner().refineDetectedMarkers(
+        image, board, corners_in, ids_in, rejected
+    )
+    if ids_out is None:
+        return quads, ids
+    return [q.reshape(4, 2) for q in corners_out], [int(i) for i in np.ravel(ids_out)]
 
 
 Candidate = tuple[int, np.ndarray]
 
 
-def find_marker_candidates(frame: np.ndarray, ids: Sequence[int] | None = None) -> list[Candidate]:
+def find_marker_candidates(
+    frame: np.ndarray, units: Mapping[int, np.ndarray] | None = None
+) -> list[Candidate]:
     """Every marker quad the ArUco detector decodes in `frame` (uint8 BGR) on a few versions of
     it (as is, contrast-equalised, enlarged and sharpened): (id, (4, 2) corners px) pairs,
     possibly several per id (one of them may be a false decode: `register_companion_board`
-    keeps only those that agree). With `ids`, other ids are dropped."""
+    keeps only those that agree). With the board's marker `units` (id → (4, 2) corners in
+    board units, `companion_marker_units`), other ids are dropped and undecoded markers are
+    looked for where the decoded ones place them."""
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    wanted = set(ids) if ids is not None else None
-    return [c for image, f in _detection_images(gray) for c in _decode(image, f, wanted)]
+    return [c for image, f in _detection_images(gray) for c in _decode(image, f, units)]
 
 
 # enlargement, unsharp sigma (px of the frame) and amount of the sharpened detection passes
@@ -190,12 +225,31 @@ _SHARPEN_PASSES: tuple[tuple[float, float, float], ...] = ((1.5, 3.0, 2.0), (2.0
 
 def find_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
     """The companion board's markers in `frame` (uint8 BGR): ArUco id → (4, 2) corners px (the
-    first decode of each id; see `find_marker_candidates` for all of them)."""
-    ids = [m["id"] for m in load_board_marker_spec()["markers"]]
+    first decode of each id, without looking again where the board places them; see
+    `find_marker_candidates` for all of them)."""
+    ids = {int(m["id"]) for m in load_board_marker_spec()["markers"]}
     found: dict[int, np.ndarray] = {}
-    for marker_id, quad in find_marker_candidates(frame, ids):
-        found.setdefault(marker_id, quad)
+    for marker_id, quad in find_marker_candidates(frame):
+        if marker_id in ids:
+            found.setdefault(marker_id, quad)
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _aruco_refiner() -> Any:
+    """The detector that looks again for undecoded markers where the board places them: within
+    `_REFIND_PX` of there, decoded with up to 3 × the dictionary's correcting capacity (only
+    agreeing markers are kept afterwards)."""
+    refine = cv2.aruco.RefineParameters(
+        minRepDistance=_REFIND_PX, errorCorrectionRate=3.0, checkAllOrders=True
+    )
+    detector = _aruco_detector()
+    return cv2.aruco.ArucoDetector(
+        detector.getDictionary(), detector.getDetectorParameters(), refine
+    )
+
+
+_REFIND_PX = 30.0  # px of the searched image
 
 
 @functools.lru_cache(maxsize=1)
@@ -225,12 +279,14 @@ def register_companion_board(
     """Register the companion board from its markers, or refuse.
 
     The frame is searched as is first, then contrast-equalised, then enlarged and sharpened
-    (blurred photos), until `config.enough_markers` agree. Every decoded quad is a candidate; a
-    RANSAC homography keeps those with 3 or more corners within `config.ransac_px` (a false
-    decode, or another game's marker, disagrees). The registration is returned only when at least `config.min_markers`
-    distinct markers agree, they span enough of the board (`config.min_spread`: not one edge's
-    row), their corners reproject within `config.max_reprojection_px` and the board is seen
-    the right way up (not mirrored); otherwise it is refused, never guessed.
+    (blurred photos), until `config.enough_markers` agree; in each, markers that failed to
+    decode are looked for again where the decoded ones place them. Every decoded quad is a
+    candidate; a RANSAC homography keeps those with 3 or more corners within
+    `config.ransac_px` (a false decode, or another game's marker, disagrees). The registration
+    is returned only when at least `config.min_markers` distinct markers agree, they span
+    enough of the board (`config.min_spread`: not one edge's row), their corners reproject
+    within `config.max_reprojection_px` and the board is seen the right way up (not mirrored);
+    otherwise it is refused, never guessed.
 
     Raises:
         RegistrationError: too few markers, or markers that do not agree.
@@ -243,7 +299,7 @@ def register_companion_board(
     error = RegistrationError(f"board not registered: 0 of {len(units)} markers found")
     # cheapest detection first; stop once every marker found so far agrees on a registration
     for image, factor in _detection_images(gray):
-        candidates += _decode(image, factor, set(units))
+        candidates += _decode(image, factor, units)
         try:
             best, agreeing = _register_markers(candidates, units, layout_json, config)
         except RegistrationError as refused:
@@ -502,16 +558,22 @@ def read_frame(
     n_players: int | None = None,
     registration: Registration | None = None,
     printed: bool = False,
+    home: Path | None = None,
     config: CafeReaderConfig | None = None,
 ) -> tuple[Reading, Registration | None]:
     """Register (unless a `registration` is given: the board does not move) and read a frame.
+
+    A `printed` board uses the corners remembered for its layout in `home` (the user data
+    folder unless given).
 
     A board that cannot be registered is a problem of the reading, never a guess. Returns the
     reading and the registration to reuse for the next frames.
     """
     if registration is None:
         try:
-            registration = register_frame(frame, layout_json, printed=printed, config=config)
+            registration = register_frame(
+                frame, layout_json, printed=printed, home=home, config=config
+            )
         except RegistrationError as error:
             return Reading(None, (str(error),), {}), None
     size = (int(frame.shape[1]), int(frame.shape[0]))

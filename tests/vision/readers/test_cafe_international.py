@@ -6,13 +6,16 @@ import json
 from functools import cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 import engines.cafe_international as ci
 from tests.vision.readers.factories import detections, piece
+from vision.geometry import homography_from_corners, project_points
 from vision.readers.cafe_international import (
     RegistrationError,
+    companion_marker_units,
     find_markers,
     layout_extent,
     load_board_corners,
@@ -149,11 +152,100 @@ def test_ci3_the_companion_board_is_registered_from_its_markers() -> None:
     np.testing.assert_allclose(got, expected, atol=4.0)
 
 
+def _cover_markers(image: np.ndarray, truth: dict, ids: set[int]) -> np.ndarray:
+    """`image` with the markers `ids` painted over (a hand or a cup), located through the
+    camera of `truth`."""
+    from datasets.render.layouts import board_unit_to_local_mm
+
+    camera = _camera(truth)
+    out = image.copy()
+    for marker_id, corners in companion_marker_units(LAYOUT_JSON).items():
+        if marker_id in ids:
+            centre, half = corners.mean(axis=0), 1.3 * (corners - corners.mean(axis=0))
+            mm = board_unit_to_local_mm(centre + half)
+            quad = camera.project(np.column_stack([mm, np.full(4, 1.5)]))
+            cv2.fillConvexPoly(out, np.round(quad).astype(np.int32), (90, 120, 150))
+    return out
+
+
+def _camera(truth: dict):  # type: ignore[no-untyped-def]
+    from datasets.render.camera import look_at_table
+
+    keys = ("target_mm", "distance_mm", "tilt_deg", "azimuth_deg", "roll_deg", "hfov_deg")
+    return look_at_table(1280, 960, **{k: truth["camera"][k] for k in keys})
+
+
+def _chair_error_px(registration, truth: dict) -> float:  # type: ignore[no-untyped-def]
+    from datasets.render.layouts import board_unit_to_local_mm
+
+    units = np.array([c["center"] for c in LAYOUT_JSON["chairs"]], float)
+    mm = board_unit_to_local_mm(units)
+    expected = _camera(truth).project(np.column_stack([mm, np.full(len(mm), 1.5)]))
+    got = project_points(registration.homography, units)
+    return float(np.abs(got - expected).max())
+
+
+def test_ci3_the_board_is_registered_with_a_hand_over_two_markers() -> None:
+    """CI-3: with two of the eight markers covered (a hand, a cup) the others still register
+    the board, every chair within a few pixels."""
+    image, truth = _rendered_board()
+    covered = _cover_markers(image, truth, {0, 4})
+    assert not {0, 4} & set(find_markers(covered))
+    assert _chair_error_px(register_companion_board(covered, LAYOUT_JSON), truth) < 5.0
+
+
+def test_markers_along_one_edge_only_are_refused() -> None:
+    """Only the near edge's markers visible: the far side is not fixed, so no registration."""
+    image, truth = _rendered_board()
+    covered = _cover_markers(image, truth, {0, 1, 4, 5, 7})
+    with pytest.raises(RegistrationError, match="along one edge|markers found"):
+        register_companion_board(covered, LAYOUT_JSON)
+
+
+def test_a_marker_that_disagrees_is_not_used() -> None:
+    """A marker pasted where it does not belong (a stray print, a false decode) disagrees with
+    the others and is left out: the registration stays right."""
+    image, truth = _rendered_board()
+    found = find_markers(image)
+    moved = image.copy()
+    # copy the top-left marker's patch 60 px to the right, over the board
+    x0, y0 = np.floor(found[0].min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(found[0].max(axis=0)).astype(int) + 4
+    covered = _cover_markers(moved, truth, {0})
+    covered[y0 + 40 : y1 + 40, x0 + 60 : x1 + 60] = image[y0:y1, x0:x1]
+    registration = register_companion_board(covered, LAYOUT_JSON)
+    assert _chair_error_px(registration, truth) < 5.0
+
+
+def test_ci3_a_printed_board_is_registered_from_the_remembered_corners(tmp_path: Path) -> None:
+    """CI-3, a printed board: the four corners given once (remembered per layout) register it;
+    every chair maps to where the board's homography puts it, in any frame size."""
+    u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
+    extent = np.array([[u0, v0], [u1, v0], [u1, v1], [u0, v1]])
+    # a board seen from the table's edge: far side narrower
+    seen = np.array([[300.0, 150.0], [980.0, 160.0], [1180.0, 820.0], [90.0, 800.0]])
+    truth = homography_from_corners(extent, seen)
+    save_board_corners("reference", seen, (1280, 960), tmp_path)
+    frame = np.zeros((480, 640, 3), np.uint8)  # the same view at half the resolution
+    registration = register_frame(frame, LAYOUT_JSON, printed=True, home=tmp_path)
+    chairs = np.array([c["center"] for c in LAYOUT_JSON["chairs"]], float)
+    np.testing.assert_allclose(
+        project_points(registration.homography, chairs),
+        project_points(truth, chairs) / 2.0,
+        atol=1e-6,
+    )
+    tile = _chair("C07")
+    at = project_points(truth, np.array([tile]))[0] / 2.0
+    seated = detections([piece("tile", at, "cafe-international/italy/w", half=6.0)])
+    reading, _ = read_frame(frame, seated, LAYOUT, LAYOUT_JSON, printed=True, home=tmp_path)
+    assert reading.ok and reading.observation.seated_by_chair(LAYOUT) == {"C07": "italy/w"}
+
+
 def test_a_photo_without_the_board_cannot_be_registered(tmp_path: Path) -> None:
     """No markers (or no corners given for a printed board): a clear refusal as a problem of
     the reading, never a made-up registration."""
     blank = np.full((480, 640, 3), 128, np.uint8)
-    with pytest.raises(RegistrationError, match="0 of 4 corner markers found"):
+    with pytest.raises(RegistrationError, match="0 of 8 markers found"):
         register_companion_board(blank, LAYOUT_JSON)
     reading, registration = read_frame(blank, detections([]), LAYOUT, LAYOUT_JSON)
     assert registration is None and reading.observation is None
