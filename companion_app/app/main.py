@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
@@ -34,6 +35,7 @@ from kivy.metrics import sp
 from kivy.properties import StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.filechooser import FileChooserListView
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.popup import Popup
 
 from companion_app import storage
@@ -629,6 +631,110 @@ class TableCompanionApp(App):
             self._close_question()
             self._set_session_to_recording(segment)
         self.root_view.ids.table.message = self.tr("table.demo_answered")
+
+    # ---- settings: zones, board corners, recognition ---
+    def _settings_game(self) -> str:
+        return self.session.game if self.session is not None else self.home_vm.game
+
+    def _settings_message(self, text: str) -> None:
+        self.root_view.ids.settings.message = text
+
+    def _marking_frame(self) -> Any:
+        """The newest camera frame to mark on (None, with a message, when there is none)."""
+        latest = self.live.latest_frame() if self.live is not None else None
+        if latest is None:
+            self._settings_message(self.tr("settings.needs_picture"))
+            return None
+        return latest[1].copy()
+
+    def mark_zones(self) -> None:
+        """Pick a zone, then tap its four corners on the picture; saved for the game."""
+        from companion_app.app.marking import mark_corners
+        from vision.readers.zones import Zones, load_zones, save_zones
+
+        game = self._settings_game()
+        if game == "cafe-international":
+            self._settings_message(self.tr("settings.no_zones"))
+            return
+        frame = self._marking_frame()
+        if frame is None:
+            return
+        players = len(self.session.players) if self.session is not None else 5
+        zones = load_zones(game, n_players=players)
+        grid = GridLayout(cols=4, spacing=8, size_hint_y=None)
+        grid.bind(minimum_height=grid.setter("height"))
+        chooser = Popup(
+            title=self.tr("settings.choose_zone"),
+            title_size=sp(theme.FONT_LARGE),
+            content=grid,
+            size_hint=(0.8, 0.8),
+        )
+
+        def saved(zone: str, points: list[tuple[float, float]]) -> None:
+            height, width = frame.shape[:2]
+            polygon = np.asarray(points, float) / np.array([width, height], float)
+            path = save_zones(Zones(game, {**zones.polygons, zone: polygon}))
+            self._settings_message(self.tr("settings.saved_to", path=str(path)))
+            self._build_recognition()
+
+        def pick(zone: str) -> None:
+            chooser.dismiss()
+            mark_corners(
+                frame,
+                lambda n: self.tr("settings.tap_corner", what=zone, n=n),
+                lambda points: saved(zone, points),
+                self.tr("settings.cancel"),
+                self.tr("settings.zones"),
+            )
+
+        for zone in zones.polygons:
+            button = BigButton(text=zone, font_size=sp(theme.FONT_SMALL))
+            button.bind(on_release=lambda *_, zone=zone: pick(zone))
+            grid.add_widget(button)
+        chooser.open()
+
+    def reset_zones(self) -> None:
+        """Forget the marked zones of the game (the defaults for a tablet at the edge again)."""
+        from vision.readers.zones import zones_file
+
+        game = self._settings_game()
+        if game == "cafe-international":
+            self._settings_message(self.tr("settings.no_zones"))
+            return
+        zones_file(game).unlink(missing_ok=True)
+        self._settings_message(self.tr("settings.zones_reset"))
+        self._build_recognition()
+
+    def mark_board_corners(self) -> None:
+        """Tap the printed Café board's four corners; remembered for the board layout."""
+        from companion_app.app.marking import mark_corners
+        from vision.readers.cafe_international import save_board_corners
+
+        frame = self._marking_frame()
+        if frame is None:
+            return
+        what = self.tr("settings.board_corners")
+
+        def saved(points: list[tuple[float, float]]) -> None:
+            height, width = frame.shape[:2]
+            path = save_board_corners(self._layout_name(), points, (width, height))
+            self._settings_message(self.tr("settings.saved_to", path=str(path)))
+            self._build_recognition()
+
+        mark_corners(
+            frame,
+            lambda n: self.tr("settings.tap_corner", what=what, n=n),
+            saved,
+            self.tr("settings.cancel"),
+            what,
+        )
+
+    def model_text(self, _language: str | None = None) -> str:
+        """The Settings line about the detector model (kv calls it with the language)."""
+        path = self._model_path_text()
+        if detector_model_path().is_file():
+            return self.tr("settings.model_ready", path=path)
+        return self.tr("settings.model_missing", path=path)
 
     # ---- the demo's bundled clip ---
     def _bundled_clip(self, game: str) -> tuple[Path, dict[str, Any]] | None:
