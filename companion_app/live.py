@@ -41,6 +41,8 @@ from vision.frames import FrameSource, FrameSourceError, VideoSource
 Perceive = Callable[[np.ndarray], Any]
 _LOG = logging.getLogger(__name__)
 _WINDOW = 60  # samples kept for the moving FPS and latency figures
+PERCEPTION_SHARE = 0.5  # the app's worker rests as long as it works: the preview keeps its pace
+CLIP_REPEAT = 3  # the 10 FPS demo clips feed the live loop like a 30 FPS camera
 
 
 def no_perception(frame: np.ndarray) -> None:
@@ -322,4 +324,13 @@ class LiveLoop:
                 self._stop.wait((done - began) * self._rest_factor)
 
 
-__all__ = ["ClipSource", "LiveLoop", "LiveStats", "Perceive", "PerceptionResult", "no_perception"]
+__all__ = [
+    "CLIP_REPEAT",
+    "PERCEPTION_SHARE",
+    "ClipSource",
+    "LiveLoop",
+    "LiveStats",
+    "Perceive",
+    "PerceptionResult",
+    "no_perception",
+]

@@ -47,7 +47,14 @@ from companion_app.app.settings import SettingsScreen
 from companion_app.app.table import TableScreen
 from companion_app.app.widgets import BigButton
 from companion_app.i18n import Translator
-from companion_app.live import ClipSource, LiveLoop, Perceive, no_perception
+from companion_app.live import (
+    CLIP_REPEAT,
+    PERCEPTION_SHARE,
+    ClipSource,
+    LiveLoop,
+    Perceive,
+    no_perception,
+)
 from companion_app.viewmodels.corrections import CorrectionsViewModel
 from companion_app.viewmodels.describe import describe_action, game_name, identity_text
 from companion_app.viewmodels.history import HistoryViewModel
@@ -76,8 +83,6 @@ DEMO_STEPS = 30
 TOUR_TAPS = 4
 PLAY_TAPS_PER_FRAME = 6
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
-PERCEPTION_SHARE = 0.5  # the worker rests as long as it works: the preview keeps its pace
-CLIP_REPEAT = 3  # the 10 FPS demo clips feed the live loop like a 30 FPS camera
 DEMO_ANSWER_S = 2.0  # the demo answers a tracker question from the recording after this long
 SCREENS = ("home", "table", "scoring", "history", "settings")
 TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching

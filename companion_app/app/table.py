@@ -28,8 +28,28 @@ FrameToWidget = Callable[[float, float], tuple[float, float]]
 OverlayHook = Callable[[Any, "OverlayLayer", FrameToWidget], None]
 
 
+def _piece_name(item: dict[str, Any]) -> str | None:
+    """What a recognised object is, in the current language (None: not recognised)."""
+    if item.get("kind") == "die":
+        value, colour = item.get("value"), item.get("colour")
+        identity = f"{value}{colour}" if value and colour else None
+    else:
+        identity = item.get("identity")
+    if not identity:
+        return None
+    app = App.get_running_app()
+    translator = getattr(app, "translator", None)
+    if translator is None:
+        return str(identity).split("/")[-1]
+    from companion_app.viewmodels.describe import identity_text
+
+    return identity_text(translator, str(identity))
+
+
 def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) -> None:
-    """The default overlay: boxes of a `detect`-shaped result with identity and confidence.
+    """The default overlay: each object of a `detect`-shaped result outlined (its corners when
+    known, else its box), recognised pieces named with their confidence; a piece seen but not
+    recognised gets a thin outline and "?" (tap it to say what it is).
 
     `result` is what perception returned; anything without an ``objects`` list draws nothing.
     """
@@ -38,26 +58,36 @@ def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) 
         box = item.get("box")
         if not box or len(box) != 4:
             continue
-        (x1, y1), (x2, y2) = to_widget(box[0], box[3]), to_widget(box[2], box[1])
-        score = float(item.get("identity_score", item.get("score", 0.0)) or 0.0)
-        colour = theme.GOOD if score >= 0.8 else theme.FOCUS if score >= 0.5 else theme.WARN
+        name = _piece_name(item)
+        score = float(item.get("identity_score") or item.get("score") or 0.0)
+        if name is None:
+            colour, width = theme.MUTED, dp(1)
+        else:
+            colour = theme.GOOD if score >= 0.8 else theme.FOCUS if score >= 0.5 else theme.WARN
+            width = dp(2)
+        corners = item.get("corners")
+        if corners and len(corners) == 4:
+            points = [to_widget(float(x), float(y)) for x, y in corners]
+        else:
+            points = [
+                to_widget(box[0], box[1]),
+                to_widget(box[2], box[1]),
+                to_widget(box[2], box[3]),
+                to_widget(box[0], box[3]),
+            ]
         with layer.canvas:
             Color(*colour)
-            Line(rectangle=(x1, y1, x2 - x1, y2 - y1), width=dp(2))
-        name = item.get("identity") or (
-            f"{item.get('value', '')}{item.get('colour') or ''}"
-            if item.get("kind") == "die"
-            else "?"
-        )
+            Line(points=[v for p in points for v in p], width=width, close=True)
+        top = max(points, key=lambda p: p[1])
         label = Label(
-            text=f"{str(name).split('/')[-1]} {score:.0%}",
-            font_size=sp(theme.FONT_SMALL),
+            text="?" if name is None else f"{name} {score:.0%}",
+            font_size=sp(theme.FONT_SMALL * 0.8),
             color=colour,
-            pos=(x1, y2),
             size_hint=(None, None),
         )
         label.texture_update()
         label.size = label.texture_size
+        label.pos = (top[0] - label.width / 2, top[1])
         layer.add_widget(label)
 
 
