@@ -110,7 +110,8 @@ class CenterNetDetector(nn.Module):
         self.size = nn.Conv2d(head, 2, 1)
         self.offset = nn.Conv2d(head, 2, 1)
         self.corners = nn.Conv2d(head, 8, 1)
-        self.heatmap.bias.data.fill_(-2.19)  # focal-loss prior p = 0.1
+        with torch.no_grad():
+            self.heatmap.bias.fill_(-2.19)  # type: ignore[union-attr]  # focal-loss prior p = 0.1
 
     def forward(
         self, x: torch.Tensor

@@ -250,9 +250,9 @@ def extract_dice_crops(
         typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 40.0
         for _ in range(negatives):
             for _attempt in range(10):
-                s = float(typical) * rng.uniform(0.6, 1.6)
+                half = float(typical) * float(rng.uniform(0.6, 1.6)) / 2
                 c = rng.uniform([0, 0], [w, h])
-                box = np.array([c[0] - s / 2, c[1] - s / 2, c[0] + s / 2, c[1] + s / 2])
+                box = np.array([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
                 if not (_box_iou(box, all_boxes) > 0.05).any():
                     boxes.append(box)
                     labels.append((0, 0))

@@ -56,7 +56,7 @@ def _timed(perception: Perception, frame: np.ndarray) -> tuple[Detections, dict[
     detections: Detections | None = None
     for name, stage in perception.stages:
         start = time.perf_counter()
-        detections = stage(frame) if detections is None else stage(frame, detections)  # type: ignore[operator]
+        detections = stage(frame) if detections is None else stage(frame, detections)
         times[f"ms_{name}"] = round((time.perf_counter() - start) * 1000, 2)
     assert detections is not None
     return detections, times
@@ -143,9 +143,9 @@ def evaluate_synthetic(
             cum_tp = np.cumsum(flags)
             precision = cum_tp / np.arange(1, len(flags) + 1)
             recall = cum_tp / total
-            ok = precision >= 0.98
-            if ok.any():
-                k = int(np.argmax(np.where(ok, recall, -1)))
+            reached = precision >= 0.98
+            if reached.any():
+                k = int(np.argmax(np.where(reached, recall, -1)))
                 best_recall, best_threshold = float(recall[k]), float(scores[k])
         summary[kind] = {
             "targets": total,
@@ -182,7 +182,7 @@ def evaluate_webcam(
             labels[r["filename"]].append((cx, cy, int(r["value"])))
     names = sorted(labels)[:limit]
     rows: list[dict[str, Any]] = []
-    totals = defaultdict(int)
+    totals: dict[str, int] = defaultdict(int)
     confusions: dict[str, int] = defaultdict(int)
     for name in names:
         row: dict[str, Any] = {"sample": name, "error": ""}

@@ -98,19 +98,19 @@ def main(argv: list[str] | None = None) -> int:
     width = None if run_args.get("width") in (None, "None") else int(run_args["width"])
     if args.model == "dice":
         metrics = json.loads((args.run / "metrics.json").read_text())
-        net = DiceReaderNet(width or 16)
-        net.load_state_dict(checkpoint["model"])
+        reader = DiceReaderNet(width or 16)
+        reader.load_state_dict(checkpoint["model"])
         export_dice_reader(
-            net,
+            reader,
             args.out,
             size=int(run_args.get("size", 40)),
             value_temperature=metrics["value_temperature"],
             colour_temperature=metrics["colour_temperature"],
         )
     else:
-        net = CenterNetDetector(width or 16)
-        net.load_state_dict(checkpoint["model"])
-        export_detector(net, args.out)
+        detector = CenterNetDetector(width or 16)
+        detector.load_state_dict(checkpoint["model"])
+        export_detector(detector, args.out)
     return 0
 
 

@@ -109,7 +109,13 @@ def train_dice(args: argparse.Namespace) -> Path:
         data = extract_dice_crops(
             folders, seed=args.seed, size=args.size, progress=not args.no_progress
         )
-        np.savez(crops_path, **data)
+        np.savez(
+            crops_path,
+            crops=data["crops"],
+            values=data["values"],
+            colours=data["colours"],
+            scene=data["scene"],
+        )
     n = len(data["values"])
     if n == 0:
         raise SystemExit("no die crops: the rendered scenes hold no dice")

@@ -126,8 +126,8 @@ def nms_per_kind(
     shift = (kinds.astype(np.float32) * (boxes.max() + 1.0))[:, None]
     shifted = boxes + shift
     xywh = np.concatenate([shifted[:, :2], shifted[:, 2:] - shifted[:, :2]], axis=1)
-    keep = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, float(iou))
-    keep = np.asarray(keep, np.int64).reshape(-1)
+    kept = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, float(iou))
+    keep = np.asarray(kept, np.int64).reshape(-1)
     return keep[np.argsort(-scores[keep], kind="stable")]
 
 

@@ -18,6 +18,7 @@ Public names: `PerceptionConfig`, `Perception`, `check_frame`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,7 +161,7 @@ class Perception:
         return detections
 
     @property
-    def stages(self) -> tuple[tuple[str, object], ...]:
+    def stages(self) -> tuple[tuple[str, Callable[..., Detections]], ...]:
         """(name, callable) of each stage, in order, for timing from outside."""
         return (("detect", self.detect), ("read_dice", self.read_dice), ("identify", self.identify))
 
