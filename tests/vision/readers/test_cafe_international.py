@@ -12,13 +12,16 @@ import pytest
 
 import engines.cafe_international as ci
 from tests.vision.readers.factories import detections, piece
-from vision.geometry import homography_from_corners, project_points
+from vision.geometry import homography_from_corners, layout_spacing, project_points
 from vision.readers.cafe_international import (
+    CafeReaderConfig,
+    Registration,
     RegistrationError,
     companion_marker_units,
     find_markers,
     layout_extent,
     load_board_corners,
+    printed_board_corners_units,
     read_frame,
     read_spread,
     read_table,
@@ -27,6 +30,7 @@ from vision.readers.cafe_international import (
     register_points,
     register_printed_board,
     save_board_corners,
+    structure_score,
 )
 
 LAYOUT_JSON = json.loads(
@@ -217,6 +221,23 @@ def test_a_marker_that_disagrees_is_not_used() -> None:
     assert _chair_error_px(registration, truth) < 5.0
 
 
+def test_a_registration_off_the_printed_structure_is_refused() -> None:
+    """The board's tables, chairs and bar must be seen where the markers put them: the right
+    registration scores well above the threshold, one moved by half a chair spacing below."""
+    image, _ = _rendered_board()
+    registration = register_companion_board(image, LAYOUT_JSON)
+    threshold = CafeReaderConfig().min_structure_score
+    assert structure_score(image, registration, LAYOUT_JSON) > threshold + 0.15
+    d = layout_spacing(LAYOUT_JSON)
+    for shift in ((0.5 * d, 0.0), (0.0, 0.5 * d)):
+        moved = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]], [0.0, 0.0, 1.0]])
+        off = Registration(registration.homography @ moved, registration.extent_units)
+        assert structure_score(image, off, LAYOUT_JSON) < threshold
+    strict = CafeReaderConfig(min_structure_score=0.99)
+    with pytest.raises(RegistrationError, match="does not look like layout 'reference'"):
+        register_companion_board(image, LAYOUT_JSON, strict)
+
+
 def test_ci3_a_printed_board_is_registered_from_the_remembered_corners(tmp_path: Path) -> None:
     """CI-3, a printed board: the four corners given once (remembered per layout) register it;
     every chair maps to where the board's homography puts it, in any frame size."""
@@ -239,6 +260,29 @@ def test_ci3_a_printed_board_is_registered_from_the_remembered_corners(tmp_path:
     seated = detections([piece("tile", at, "cafe-international/italy/w", half=6.0)])
     reading, _ = read_frame(frame, seated, LAYOUT, LAYOUT_JSON, printed=True, home=tmp_path)
     assert reading.ok and reading.observation.seated_by_chair(LAYOUT) == {"C07": "italy/w"}
+
+
+def test_a_traced_layouts_printed_board_is_registered_by_its_own_corners(
+    tmp_path: Path,
+) -> None:
+    """A layout traced from a photo keeps its board's size (``traced_from.board_units``): the
+    corners the user gives are the board's corners (0, 0) … (w, h), not the layout's extent."""
+    traced = {**LAYOUT_JSON, "name": "mine", "traced_from": {"board_units": [1000.0, 800.0]}}
+    np.testing.assert_allclose(
+        printed_board_corners_units(traced), [[0, 0], [1000, 0], [1000, 800], [0, 800]]
+    )
+    seen = np.array([[200.0, 100.0], [1100.0, 120.0], [1250.0, 900.0], [60.0, 880.0]])
+    save_board_corners("mine", seen, (1280, 960), tmp_path)
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    registration = register_frame(frame, traced, printed=True, home=tmp_path)
+    np.testing.assert_allclose(
+        project_points(registration.homography, np.array([[0.0, 0.0], [1000.0, 800.0]])),
+        [seen[0], seen[2]],
+        atol=1e-6,
+    )
+    assert registration.extent_units == (0.0, 0.0, 1000.0, 800.0)
+    with pytest.raises(RegistrationError, match="convex quadrilateral, clockwise"):
+        register_printed_board(seen[::-1], traced)
 
 
 def test_a_photo_without_the_board_cannot_be_registered(tmp_path: Path) -> None:
