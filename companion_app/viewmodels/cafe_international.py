@@ -97,8 +97,9 @@ class CafePanel(PanelViewModel):
                         "good" if rank == 0 else "plain",
                     )
                 )
-            sections.insert(0, PanelSection(t("ci.best", count=len(advice)), tuple(lines)))
-            sections.insert(1, self.tiles_section(advice))
+            # after the bar's tally: the stools and their points stay in sight
+            sections.insert(1, PanelSection(t("ci.best", count=len(advice)), tuple(lines)))
+            sections.insert(2, self.tiles_section(advice))
         return sections
 
     def tiles_section(self, advice: list[Any]) -> PanelSection:

@@ -68,14 +68,15 @@ class KingsBreakfastPanel(PanelViewModel):
         view = self.session.view
         king = view.get("king", {})
         offer = view.get("offer", {})
+        # the foods the king has, each on its line; those he has not, together on one line
         king_lines = tuple(
-            PanelLine(
-                describe_value(self.tr, food),
-                t("kb.value_each", count=king.get(food, 0)) if king.get(food, 0) else "—",
-                "plain" if king.get(food, 0) else "warn",
-            )
+            PanelLine(describe_value(self.tr, food), t("kb.value_each", count=king[food]))
             for food in FOODS
+            if king.get(food, 0)
         )
+        missing = [describe_value(self.tr, food) for food in FOODS if not king.get(food, 0)]
+        if missing:
+            king_lines += (PanelLine(", ".join(missing), "—", "warn"),)
         offer_lines = [
             PanelLine(describe_value(self.tr, food), f"× {count}", "focus")
             for food, count in offer.items()
@@ -112,7 +113,7 @@ class KingsBreakfastPanel(PanelViewModel):
         ]
         hint_section = self.hint_section()
         if hint_section is not None:
-            sections.insert(0, hint_section)
+            sections.insert(1, hint_section)  # the king's totals first: what every card is worth
         return sections
 
     def hint_section(self) -> PanelSection | None:

@@ -363,7 +363,7 @@ def test_describe_tiles_and_actions_in_every_language() -> None:
 
 def test_table_status_without_recognition() -> None:
     table = TableViewModel(_session("dice-king"), TR)
-    assert table.status(21.0, 0.1, perceiving=False) == "21 FPS · recognition not installed yet"
+    assert table.status(21.0, 0.1, perceiving=False) == "21 FPS · no recognition"
 
 
 def test_cafe_panel_places_each_tile_in_hand() -> None:
