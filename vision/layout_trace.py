@@ -45,6 +45,8 @@ from engines.errors import MalformedError
 from vision.geometry import order_corners_clockwise
 
 Point = tuple[float, float]
+CANNY_HIGH = 100  # Canny's upper threshold inside the circle search (grey levels)
+EDGE_MAGNITUDE = 30.0  # Sobel magnitude of an edge along a table's outline
 
 
 class TraceError(ValueError):
@@ -85,7 +87,7 @@ class TraceConfig:
     circle_perfectness: float = 0.8
     min_outline: float = 0.4
     min_plain_rim: float = 0.55
-    outline_vs_others: float = 0.75
+    outline_vs_others: float = 0.6
     same_size: float = 1.2
     chair_size_range: tuple[float, float] = (0.3, 1.3)
     chair_squareness: float = 0.86
@@ -397,7 +399,7 @@ def _circles(gray: np.ndarray, r_min: float, r_max: float, perfectness: float) -
         cv2.HOUGH_GRADIENT_ALT,
         dp=1.5,
         minDist=max(r_min, 4.0),
-        param1=150,
+        param1=CANNY_HIGH,
         param2=perfectness,
         minRadius=max(int(r_min), 3),
         maxRadius=max(int(math.ceil(r_max)), 4),
@@ -427,24 +429,77 @@ def _drop_overlapping(circles: np.ndarray) -> np.ndarray:
     return circles[sorted(kept)]
 
 
-def _edge_support(gray: np.ndarray, circles: np.ndarray) -> np.ndarray:
-    """For each circle, the largest fraction (over radii r − 2 … r + 2) of its circumference where
-    the image has a strong edge running along the circle."""
+def _circle_support(
+    gx: np.ndarray, gy: np.ndarray, magnitude: np.ndarray, circles: np.ndarray
+) -> np.ndarray:
+    """For each circle (x, y, r), the fraction of its circumference where the image has a strong
+    edge running along the circle."""
+    angles = np.linspace(0, 2 * math.pi, 180, endpoint=False)
+    cos, sin = np.cos(angles), np.sin(angles)
+    h, w = magnitude.shape
+    px = np.clip(np.round(circles[:, 0:1] + circles[:, 2:3] * cos), 0, w - 1).astype(int)
+    py = np.clip(np.round(circles[:, 1:2] + circles[:, 2:3] * sin), 0, h - 1).astype(int)
+    m = magnitude[py, px]
+    radial = np.abs(gx[py, px] * cos + gy[py, px] * sin) / np.maximum(m, 1e-6)
+    return ((m > EDGE_MAGNITUDE) & (radial > 0.85)).mean(axis=1)
+
+
+def _refine_circles(gray: np.ndarray, circles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each circle moved and resized a few pixels to lie best on its edge; and its support."""
+    if len(circles) == 0:
+        return circles.reshape(0, 3), np.zeros(0)
     g = gray.astype(np.float32)
     gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
     magnitude = np.hypot(gx, gy)
-    angles = np.linspace(0, 2 * math.pi, 180, endpoint=False)
-    cos, sin = np.cos(angles), np.sin(angles)
+    refined = circles.astype(np.float64).copy()
+    for step in (3.0, 1.0):
+        offsets = np.array(
+            [(dx, dy, dr) for dx in (-2, -1, 0, 1, 2) for dy in (-2, -1, 0, 1, 2) for dr in
+             (-2, -1, 0, 1, 2)],
+            np.float64,
+        ) * step  # fmt: skip
+        trials = (refined[:, None, :] + offsets[None]).reshape(-1, 3)
+        support = _circle_support(gx, gy, magnitude, trials).reshape(len(refined), -1)
+        # ties go to the offset nearest the current circle (offsets[62] is no move)
+        support[:, len(offsets) // 2] += 1e-9
+        refined = refined + offsets[np.argmax(support, axis=1)]
+    return refined, _circle_support(gx, gy, magnitude, refined)
+
+
+def _table_stretch(view: np.ndarray, tables: np.ndarray) -> float:
+    """How much taller than wide the tables look (ellipse height / width; 1 when round)."""
+    if len(tables) == 0:
+        return 1.0
+    gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (5, 5), 0).astype(np.float32)
+    gx, gy = cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1)
+    magnitude = np.hypot(gx, gy)
     h, w = gray.shape
-    support = np.zeros(len(circles))
-    for dr in (-2.0, -1.0, 0.0, 1.0, 2.0):
-        r = circles[:, 2:3] + dr
-        px = np.clip(np.round(circles[:, 0:1] + r * cos), 0, w - 1).astype(int)
-        py = np.clip(np.round(circles[:, 1:2] + r * sin), 0, h - 1).astype(int)
-        m = magnitude[py, px]
-        radial = np.abs(gx[py, px] * cos + gy[py, px] * sin) / np.maximum(m, 1e-6)
-        support = np.maximum(support, ((m > 40) & (radial > 0.85)).mean(axis=1))
-    return support
+    angles = np.linspace(0, 2 * math.pi, 120, endpoint=False)
+    cos, sin = np.cos(angles), np.sin(angles)
+
+    def support_of(k: float) -> float:
+        best_per_table = np.zeros(len(tables))
+        for size in np.linspace(0.85, 1.15, 13):
+            a = tables[:, 2:3] * size / math.sqrt(k)
+            b = a * k
+            px = np.clip(np.round(tables[:, 0:1] + a * cos), 0, w - 1).astype(int)
+            py = np.clip(np.round(tables[:, 1:2] + b * sin), 0, h - 1).astype(int)
+            nx, ny = cos / a, sin / b
+            norm = np.hypot(nx, ny)
+            m = magnitude[py, px]
+            along = np.abs(gx[py, px] * nx + gy[py, px] * ny) / np.maximum(m * norm, 1e-6)
+            support = ((m > EDGE_MAGNITUDE) & (along > 0.85)).mean(axis=1)
+            best_per_table = np.maximum(best_per_table, support)
+        return float(best_per_table.sum())
+
+    def best_of(trials: np.ndarray) -> float:
+        # round tables win ties: no stretch unless it helps
+        scores = [support_of(float(k)) + (1e-9 if abs(k - 1.0) < 1e-6 else 0.0) for k in trials]
+        return float(trials[int(np.argmax(scores))])
+
+    coarse = best_of(np.round(np.arange(0.75, 1.34, 0.05), 2))
+    best = best_of(np.round(coarse + np.arange(-0.04, 0.041, 0.01), 2))
+    return best
 
 
 def find_tables(view: np.ndarray, config: TraceConfig | None = None) -> np.ndarray:
@@ -462,7 +517,7 @@ def find_tables(view: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
     circles = _circles(gray, lo * long_side, hi * long_side, config.circle_perfectness)
     if len(circles) == 0:
         return circles
-    support = _edge_support(gray, circles)
+    circles, support = _refine_circles(gray, circles)
     keep = support >= config.min_outline
     circles, support = circles[keep], support[keep]
     if len(circles) == 0:
@@ -759,10 +814,11 @@ def find_stools(
             circles[:, None, 0] - chairs[None, :, 0], circles[:, None, 1] - chairs[None, :, 1]
         )
         keep &= np.all(d_chairs > 0.6 * radius, axis=1)
-    circles = circles[keep]
+    circles = _drop_overlapping(circles[keep])  # one circle per stool: its outer rim
     if len(circles) == 0:
         return []
-    circles = _drop_overlapping(circles[_same_size_family(circles, config.same_size)])
+    # a stool whose outer rim was missed shows an inner ring: a looser family than the tables'
+    circles = circles[_same_size_family(circles, config.same_size**2)]
     centre = circles[:, :2].mean(axis=0)
     angles = np.arctan2(circles[:, 1] - centre[1], circles[:, 0] - centre[0])
     top = circles[:, 1].min()
@@ -832,8 +888,17 @@ def trace_layout(
         corners = find_board(photo, config)
     view, _ = rectify(photo, corners, config)
     tables = find_tables(view, config)
+    # tables are round: when they look oval, the board's proportions were misjudged (lens,
+    # a focal length guessed): stretch the view so they come out round, and look again
+    stretch = _table_stretch(view, tables)
+    if abs(stretch - 1.0) > 0.03:
+        view = cv2.resize(view, (view.shape[1], round(view.shape[0] / stretch)))
+        tables = find_tables(view, config)
     if len(tables) == 0:
-        raise TraceError("no tables found on the board: no family of round tables was seen")
+        raise TraceError(
+            "no tables found on the board: no family of round tables was seen (is the photo "
+            "sharp, taken from above, with the whole board in view?)"
+        )
     traced_tables, turn = guess_nationalities(
         view, tables, config, turns=(0,) if given else (0, 1, 2, 3)
     )
@@ -1027,7 +1092,7 @@ def compare_layouts(traced: Mapping[str, Any], truth: Mapping[str, Any]) -> dict
     if len(pairs) >= 2:
         src = np.array([t_found[i] for i in pairs], np.float32)
         dst = np.array([t_true[j] for j in pairs.values()], np.float32)
-        matrix, _ = cv2.estimateAffinePartial2D(src, dst)
+        matrix, _ = cv2.estimateAffine2D(src, dst)
         if matrix is not None:
 
             def to_true(p: np.ndarray) -> np.ndarray:
