@@ -247,7 +247,7 @@ def write_clip(
     video = folder / f"{game}.mp4"
     handle, temporary = tempfile.mkstemp(suffix=".mp4", dir=folder)
     os.close(handle)
-    writer = cv2.VideoWriter(temporary, cv2.VideoWriter_fourcc(*"mp4v"), FPS, size)
+    writer = cv2.VideoWriter(temporary, cv2.VideoWriter.fourcc(*"mp4v"), FPS, size)
     if not writer.isOpened():
         os.unlink(temporary)
         raise OSError(f"cannot write an mp4 video to {video}")

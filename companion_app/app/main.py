@@ -986,7 +986,8 @@ class TableCompanionApp(App):
             return "-" if value is None else f"{value:.1f}"
 
         stages = self.recognition.stage_ms if self.recognition is not None else {}
-        sys.__stderr__.write(
+        stream = sys.__stderr__ or sys.stderr  # Kivy redirects sys.stderr to its logger
+        stream.write(
             f"live: {self.live.source.description}; preview {number(stats.preview_fps)} FPS; "
             f"source {number(stats.source_fps)} FPS; perception {number(stats.perception_fps)} "
             f"FPS, latency {number(stats.perception_latency_ms)} ms (median); "

@@ -106,7 +106,7 @@ def test_pause_stops_reading_and_preview_fps_is_measured(tmp_path: Path) -> None
 
 def _clip(tmp_path: Path, frames: int = 4) -> Path:
     path = tmp_path / "clip.mp4"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (32, 24))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), 10.0, (32, 24))
     for index in range(frames):
         writer.write(np.full((24, 32, 3), 60 * index, np.uint8))
     writer.release()
