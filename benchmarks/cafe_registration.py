@@ -51,10 +51,11 @@ def table(seed: int, hands: bool) -> tuple[np.ndarray, dict]:
         state = ci.apply(state, random_step(ci, state, rng))
     while ci.is_chance_node(state) and not ci.is_over(state):
         state = ci.apply(state, random_step(ci, state, rng))
-    reach = ()
+    reach: tuple[tuple[float, float], ...] = ()
     if hands:
         hand_rng = np.random.default_rng([seed, 5])
-        reach = (tuple(hand_rng.uniform([-300.0, -250.0], [300.0, 250.0])),)
+        x, y = hand_rng.uniform([-300.0, -250.0], [300.0, 250.0])
+        reach = ((float(x), float(y)),)
     return render_state("cafe-international", state, seed, size=(1280, 960), hands=reach)
 
 
@@ -79,7 +80,7 @@ def main() -> None:
     parser.add_argument("--hands", action="store_true", help="a hand over the board")
     parser.add_argument("--csv", type=Path, help="write one row per table")
     args = parser.parse_args()
-    rows = []
+    rows: list[dict[str, str]] = []
     seconds = 0.0
     for k in range(args.start, args.start + args.tables):
         seed = SEED_BASE + k
@@ -92,11 +93,13 @@ def main() -> None:
             registration, reason = None, str(error)
         seconds += time.perf_counter() - start
         if registration is None:
-            rows.append({"seed": seed, "outcome": "refused", "error_px": "", "reason": reason})
+            rows.append({"seed": str(seed), "outcome": "refused", "error_px": "", "reason": reason})
             continue
-        error = chair_error_px(registration, truth)
-        outcome = "right" if error < 10.0 else "wrong"
-        rows.append({"seed": seed, "outcome": outcome, "error_px": f"{error:.2f}", "reason": ""})
+        error_px = chair_error_px(registration, truth)
+        outcome = "right" if error_px < 10.0 else "wrong"
+        rows.append(
+            {"seed": str(seed), "outcome": outcome, "error_px": f"{error_px:.2f}", "reason": ""}
+        )
     outcomes = [r["outcome"] for r in rows]
     errors = [float(r["error_px"]) for r in rows if r["outcome"] == "right"]
     n = len(rows)
