@@ -12,7 +12,7 @@ import pytest
 import datasets.art as art
 from datasets.art import dice
 from datasets.art.cafe_international import MARKER_NAMES, load_layout
-from vision.geometry import board_markers_units, layout_spacing
+from vision.geometry import board_markers_units, is_convex_clockwise, layout_spacing
 
 ROOT = Path(__file__).resolve().parents[3]
 PLACEHOLDER = ROOT / "datasets" / "art" / "placeholder_layout.json"
@@ -60,6 +60,25 @@ def test_board_markers_are_drawn_where_the_shared_spec_says(which: int) -> None:
         expected = np.column_stack([marker.corners_units, np.ones(4)]) @ b.unit_to_px.T
         np.testing.assert_allclose(b.markers[marker.name], expected[:, :2], atol=1e-3)
         assert b.marker_ids[marker.name] == marker.marker_id
+
+
+def test_board_marker_spec_has_distinct_ids_and_disjoint_upright_squares() -> None:
+    """The shared spec: one id per marker, squares of equal side that do not touch (quiet zones
+    included), corners clockwise from the marker's top left."""
+    layout = art.default_layout()
+    d = layout_spacing(layout)
+    assert d == pytest.approx(60.0)
+    markers = board_markers_units(layout)
+    assert len({m.marker_id for m in markers}) == len(markers) == 8
+    sides = {round(float(m.corners_units[1, 0] - m.corners_units[0, 0]), 6) for m in markers}
+    assert sides == {round(1.2 * d, 6)}
+    for m in markers:
+        assert is_convex_clockwise(m.corners_units)
+    boxes = [(m.corners_units.min(axis=0), m.corners_units.max(axis=0)) for m in markers]
+    for i, (lo_a, hi_a) in enumerate(boxes):
+        for lo_b, hi_b in boxes[i + 1 :]:
+            gap = np.maximum(lo_b - hi_a, lo_a - hi_b).max()
+            assert gap > 2 * 0.15 * d
 
 
 def test_board_markers_leave_tables_chairs_and_stools_uncovered() -> None:
