@@ -301,6 +301,60 @@ def segment_at(data: dict[str, Any], frame_index: int) -> int:
     return len(data["segments"]) - 1
 
 
+class RecordedDetector:
+    """A stand-in for the detector on a bundled clip, for tests and benchmarks: it finds which
+    table state a frame shows (the nearest of the clip's state frames, compared at 80×60) and
+    returns that state's recorded pieces as `Detections` (boxes, corners, die values), with
+    card and tile identities left out unless `with_identities` (then the truth's)."""
+
+    def __init__(self, game: str, folder: Path = CLIP_FOLDER, with_identities: bool = False):
+        import numpy as np
+
+        self.data = load_manifest(game, folder)
+        self.with_identities = with_identities
+        starts = [int(s["start"]) for s in self.data["segments"]]
+        capture = cv2.VideoCapture(str(folder / f"{game}.mp4"))
+        thumbs: dict[int, Any] = {}
+        index = 0
+        while len(thumbs) < len(starts):
+            ok, frame = capture.read()
+            if not ok:
+                break
+            if index in starts:
+                thumbs[index] = self._thumb(frame)
+            index += 1
+        capture.release()
+        self._thumbs = np.stack([thumbs[s] for s in starts])
+
+    @staticmethod
+    def _thumb(frame: Any) -> Any:
+        import numpy as np
+
+        return cv2.resize(frame, (80, 60), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def segment_of(self, frame: Any) -> int:
+        """The clip segment `frame` shows."""
+        import numpy as np
+
+        distances = np.abs(self._thumbs - self._thumb(frame)).mean(axis=(1, 2, 3))
+        return int(distances.argmin())
+
+    def __call__(self, frame: Any) -> Any:
+        import numpy as np
+
+        from datasets.state_render import detections_from_truth
+
+        objects = self.data["segments"][self.segment_of(frame)]["objects"]
+        detections = detections_from_truth(objects)
+        if self.with_identities:
+            return detections
+        none = np.empty(len(detections), dtype=object)
+        none[:] = None
+        return detections.with_fields(
+            identities=none, identity_scores=np.zeros(len(detections), np.float32)
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the bundled clips (all games, or those named)."""
     parser = argparse.ArgumentParser(description="write the demo's bundled clips")
@@ -321,6 +375,7 @@ if __name__ == "__main__":
 __all__ = [
     "CLIP_FOLDER",
     "ClipSegment",
+    "RecordedDetector",
     "SimulatedClip",
     "clip_path",
     "load_manifest",

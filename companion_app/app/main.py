@@ -116,6 +116,7 @@ class TableCompanionApp(App):
         perceive: Perceive = no_perception,
         demo_steps: int = DEMO_STEPS,
         play_folder: Path | None = None,
+        recognition_factory: Any = None,
     ) -> None:
         super().__init__()
         self.title = "Table Companion"
@@ -129,6 +130,8 @@ class TableCompanionApp(App):
         self._perceive = perceive
         self._demo_steps = demo_steps
         self._play_folder = play_folder
+        # (session, corrections) -> Recognition: replaces `load_recognition` (tests, benchmarks)
+        self._recognition_factory = recognition_factory
         self.store = storage.GameStore()
         self.settings_vm = SettingsViewModel(storage.data_home())
         self.translator = Translator(language or self.settings_vm.settings.language)
@@ -505,6 +508,9 @@ class TableCompanionApp(App):
         self.recognition = None
         session = self.session
         if session is None or self._perceive is not no_perception:
+            return
+        if self._recognition_factory is not None:
+            self.recognition = self._recognition_factory(session, self.corrections)
             return
         try:
             from vision.readers.cafe_international import load_board_corners

@@ -8,12 +8,12 @@ from typing import Any
 import cv2
 import numpy as np
 from kivy.app import App
-from kivy.graphics import Color, Line
+from kivy.core.text import Label as CoreLabel
+from kivy.graphics import Color, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, StringProperty
-from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
@@ -54,6 +54,7 @@ def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) 
     `result` is what perception returned; anything without an ``objects`` list draws nothing.
     """
     objects = result.get("objects", []) if isinstance(result, dict) else []
+    taken: list[tuple[float, float, float, float]] = []  # labels drawn so far (no overlaps)
     for item in objects:
         box = item.get("box")
         if not box or len(box) != 4:
@@ -79,16 +80,43 @@ def draw_detections(result: Any, layer: OverlayLayer, to_widget: FrameToWidget) 
             Color(*colour)
             Line(points=[v for p in points for v in p], width=width, close=True)
         top = max(points, key=lambda p: p[1])
-        label = Label(
-            text="?" if name is None else f"{name} {score:.0%}",
-            font_size=sp(theme.FONT_SMALL * 0.8),
-            color=colour,
-            size_hint=(None, None),
+        texture = _text_texture("?" if name is None else f"{_short(name)} {score:.0%}")
+        width, height = texture.size
+        x, y = top[0] - width / 2, top[1] + dp(1)
+        if any(
+            x < a + w and a < x + width and y < b + h and b < y + height for a, b, w, h in taken
+        ):
+            continue  # crowded: the outline's colour says it, a tap tells the rest
+        taken.append((x, y, width, height))
+        with layer.canvas:
+            Color(0, 0, 0, 0.55)  # a dark backing keeps the text readable on any table
+            Rectangle(pos=(x - dp(2), y), size=(width + dp(4), height))
+            Color(*colour)
+            Rectangle(texture=texture, pos=(x, y), size=(width, height))
+
+
+def _short(name: str, limit: int = 12) -> str:
+    """A piece's name cut for a label over a small picture (``village-enchanted_forest-2`` →
+    ``village-ench…``)."""
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+_TEXTURES: dict[str, Any] = {}
+
+
+def _text_texture(text: str) -> Any:
+    """A white text texture (cached; tinted by the canvas colour). Drawn straight into the
+    overlay's canvas, so a label shows in the very frame its result arrives."""
+    texture = _TEXTURES.get(text)
+    if texture is None:
+        if len(_TEXTURES) > 512:
+            _TEXTURES.clear()
+        label = CoreLabel(
+            text=text, font_size=sp(theme.FONT_SMALL * 0.8), font_name=theme.FONT_NAME
         )
-        label.texture_update()
-        label.size = label.texture_size
-        label.pos = (top[0] - label.width / 2, top[1])
-        layer.add_widget(label)
+        label.refresh()
+        texture = _TEXTURES[text] = label.texture
+    return texture
 
 
 def fit_to(frame: np.ndarray, size: tuple[float, float]) -> np.ndarray:
