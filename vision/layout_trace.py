@@ -6,12 +6,14 @@ The pipeline reads as its diagram:
    quadrilateral outline in the photo (`find_board`);
 2. **rectify** — a top-down view of the board; the board's true aspect ratio is recovered from
    the perspective of its outline (`rectify`);
-3. **tables** — the largest family of circles of one size (`find_tables`, Hough transform);
+3. **tables** — the weightiest family of circles of one size with something printed inside
+   (`find_tables`, Hough transform, each circle refined on its edge); tables that look oval
+   mean the board's proportions were misjudged: the view is stretched until they are round;
 4. **chairs** — small square shapes that touch a table (`find_chairs`, closed outlines);
 5. **touch** — each chair belongs to the 1 or 2 tables its outline reaches (`assign_chairs`);
-6. **flags** — each table's flag compared with a small table of simplified flags (`FLAGS`, data
-   in this module); when no orientation was given, the board is turned so that the flags read
-   best; a close or poor match is marked unsure;
+6. **flags** — each table's flag compared with a small table of simplified flags (`FLAGS`, read
+   from ``layout_trace_flags.json`` beside this module); when no orientation was given, the
+   board is turned so that the flags read best; a close or poor match is marked unsure;
 7. **bar** — circles smaller than the tables, off the tables: the bar's stools when there are 20;
 8. **layout** — the design's layout JSON with the default bar values, validated by the engine's
    loader; every problem and every unsure guess is listed for the user to check.
@@ -26,10 +28,12 @@ Public names: `TraceConfig`, `TraceError`, `TracedTable`, `TracedChair`, `Trace`
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -47,6 +51,9 @@ from vision.geometry import order_corners_clockwise
 Point = tuple[float, float]
 CANNY_HIGH = 100  # Canny's upper threshold inside the circle search (grey levels)
 EDGE_MAGNITUDE = 30.0  # Sobel magnitude of an edge along a table's outline
+CHAIR_CANNY = (40, 120)  # Canny's thresholds when looking for chair outlines (grey levels)
+CHAIR_OPENING = 0.12  # links thinner than this many table radii between patches are cut
+CHAIR_CONTRAST = 6  # grey levels a chair patch differs from its surroundings' mean
 
 
 class TraceError(ValueError):
@@ -155,81 +162,9 @@ class Trace:
         return not self.problems
 
 
-# --- flags: simplified flags as data --------------------------------------------------------------
-# Each flag is a list of shapes on a 3:2 flag with x, y in 0..1 (y down); later shapes cover earlier
-# ones. Shapes: ["rect", x0, y0, x1, y1, colour], ["poly", [[x, y], ...], colour],
-# ["circle", cx, cy, r, colour] (r in flag heights), ["star", cx, cy, r, colour].
-FLAGS: dict[str, list[list[Any]]] = {
-    "africa": [
-        ["rect", 0, 0, 1, 1 / 3, "#078930"],
-        ["rect", 0, 1 / 3, 1, 2 / 3, "#FCDD09"],
-        ["rect", 0, 2 / 3, 1, 1, "#DA121A"],
-        ["star", 0.5, 0.5, 0.3, "#111111"],
-    ],
-    "china": [
-        ["rect", 0, 0, 1, 1, "#D52B1E"],
-        ["star", 0.2, 0.3, 0.2, "#FFCE00"],
-        ["star", 0.38, 0.12, 0.07, "#FFCE00"],
-        ["star", 0.46, 0.26, 0.07, "#FFCE00"],
-        ["star", 0.46, 0.45, 0.07, "#FFCE00"],
-        ["star", 0.38, 0.58, 0.07, "#FFCE00"],
-    ],
-    "cuba": [
-        *[["rect", 0, i / 5, 1, (i + 1) / 5, "#FFFFFF" if i % 2 else "#002A8F"] for i in range(5)],
-        ["poly", [[0, 0], [0.45, 0.5], [0, 1]], "#D52B1E"],
-        ["star", 0.15, 0.5, 0.16, "#FFFFFF"],
-    ],
-    "france": [
-        ["rect", 0, 0, 1 / 3, 1, "#0055A4"],
-        ["rect", 1 / 3, 0, 2 / 3, 1, "#FFFFFF"],
-        ["rect", 2 / 3, 0, 1, 1, "#EF4135"],
-    ],
-    "germany": [
-        ["rect", 0, 0, 1, 1 / 3, "#111111"],
-        ["rect", 0, 1 / 3, 1, 2 / 3, "#D52B1E"],
-        ["rect", 0, 2 / 3, 1, 1, "#FFCC00"],
-    ],
-    "india": [
-        ["rect", 0, 0, 1, 1 / 3, "#FF9933"],
-        ["rect", 0, 1 / 3, 1, 2 / 3, "#FFFFFF"],
-        ["rect", 0, 2 / 3, 1, 1, "#138808"],
-        ["circle", 0.5, 0.5, 0.13, "#012169"],
-        ["circle", 0.5, 0.5, 0.08, "#FFFFFF"],
-    ],
-    "italy": [
-        ["rect", 0, 0, 1 / 3, 1, "#009246"],
-        ["rect", 1 / 3, 0, 2 / 3, 1, "#FFFFFF"],
-        ["rect", 2 / 3, 0, 1, 1, "#D52B1E"],
-    ],
-    "russia": [
-        ["rect", 0, 0, 1, 1 / 3, "#FFFFFF"],
-        ["rect", 0, 1 / 3, 1, 2 / 3, "#0039A6"],
-        ["rect", 0, 2 / 3, 1, 1, "#D52B1E"],
-    ],
-    "spain": [
-        ["rect", 0, 0, 1, 1, "#D52B1E"],
-        ["rect", 0, 0.25, 1, 0.75, "#FFCE00"],
-    ],
-    "turkey": [
-        ["rect", 0, 0, 1, 1, "#E30A17"],
-        ["circle", 0.38, 0.5, 0.26, "#FFFFFF"],
-        ["circle", 0.43, 0.5, 0.21, "#E30A17"],
-        ["star", 0.6, 0.5, 0.13, "#FFFFFF"],
-    ],
-    "uk": [
-        ["rect", 0, 0, 1, 1, "#012169"],
-        ["poly", [[0, 0], [0.1, 0], [1, 0.9], [1, 1], [0.9, 1], [0, 0.1]], "#FFFFFF"],
-        ["poly", [[0, 1], [0, 0.9], [0.9, 0], [1, 0], [1, 0.1], [0.1, 1]], "#FFFFFF"],
-        ["rect", 0.39, 0, 0.61, 1, "#FFFFFF"],
-        ["rect", 0, 0.33, 1, 0.67, "#FFFFFF"],
-        ["rect", 0.43, 0, 0.57, 1, "#D52B1E"],
-        ["rect", 0, 0.4, 1, 0.6, "#D52B1E"],
-    ],
-    "usa": [
-        *[["rect", 0, i / 7, 1, (i + 1) / 7, "#FFFFFF" if i % 2 else "#B22234"] for i in range(7)],
-        ["rect", 0, 0, 0.45, 4 / 7, "#3C3B6E"],
-    ],
-}
+# --- flags: simplified flags as data ------------------------------------------------------------
+_FLAGS_FILE = Path(__file__).with_name("layout_trace_flags.json")
+FLAGS: dict[str, list[list[Any]]] = json.loads(_FLAGS_FILE.read_text(encoding="utf-8"))["flags"]
 _FLAG_SIZE = (24, 16)  # (width, height) at which flags are compared
 _DRAW_SCALE = 6  # templates are drawn this many times larger, then reduced
 
@@ -567,15 +502,9 @@ def find_chairs(
     radius = float(np.median(tables[:, 2]))
     lo, hi = config.chair_size_range[0] * radius, config.chair_size_range[1] * radius
     found: list[tuple[float, float, float]] = []
-    # outlines touching other drawings (a flag, a neighbour) break up differently under different
-    # smoothing: collect from a few edge maps, duplicates are merged below; edges in any colour
-    # channel, as a chair may differ from the board in hue only
-    for blur, grow in ((5, 1), (3, 0), (1, 0), (3, 2)):
-        smooth = cv2.GaussianBlur(view, (blur, blur), 0) if blur > 1 else view
-        edges = np.max([cv2.Canny(smooth[..., c], 40, 120) for c in range(3)], axis=0)
-        if grow:  # bridge small gaps in outlines; the hole inside shrinks by `grow` per side
-            edges = cv2.dilate(edges, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
-        contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+
+    def collect(mask: np.ndarray, mode: int, grow: int) -> None:
+        contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
         for contour in contours:
             area = cv2.contourArea(contour)
             if area < lo * lo * 0.6 or area > hi * hi:
@@ -588,6 +517,28 @@ def find_chairs(
             side = math.sqrt(w * h) + 2 * grow
             if lo <= side <= hi:
                 found.append((cx, cy, side))
+
+    # outlines touching other drawings (a flag, a neighbour) break up differently under different
+    # smoothing: collect from a few edge maps, duplicates are merged below; edges in any colour
+    # channel, as a chair may differ from the board in hue only
+    for blur, grow in ((5, 1), (3, 0), (1, 0), (3, 2)):
+        smooth = cv2.GaussianBlur(view, (blur, blur), 0) if blur > 1 else view
+        edges = np.max([cv2.Canny(smooth[..., c], *CHAIR_CANNY) for c in range(3)], axis=0)
+        if grow:  # bridge small gaps in outlines; the hole inside shrinks by `grow` per side
+            edges = cv2.dilate(edges, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        collect(edges, cv2.RETR_LIST, grow)
+    # blurred photos: chairs as patches darker or lighter than what lies around them
+    gray = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    block = 2 * int(1.5 * radius) + 1
+    for polarity in (cv2.THRESH_BINARY_INV, cv2.THRESH_BINARY):
+        patches = cv2.adaptiveThreshold(
+            gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, polarity, block, CHAIR_CONTRAST
+        )
+        # cut thin links (a table's rim, a shadow) between a chair and its neighbours
+        size = 2 * max(int(CHAIR_OPENING * radius / 2), 1) + 1
+        opening = np.ones((size, size), np.uint8)
+        patches = cv2.morphologyEx(patches, cv2.MORPH_OPEN, opening)
+        collect(patches, cv2.RETR_EXTERNAL, 0)
     if not found:
         return np.zeros((0, 2)), np.zeros(0)
     shapes = np.array(found)
