@@ -200,7 +200,8 @@ def _draw_flag(shapes: Sequence[Sequence[Any]]) -> np.ndarray:
             cx, cy, r = shape[1:4]
             cv2.circle(image, (round(cx * w), round(cy * h)), round(r * h), colour, -1)
         elif kind == "star":
-            cv2.fillPoly(image, [px(_star_points(*shape[1:4], aspect))], colour)
+            cx, cy, r = shape[1:4]
+            cv2.fillPoly(image, [px(_star_points(cx, cy, r, aspect))], colour)
         else:  # pragma: no cover - the table above is ours
             raise AssertionError(f"unknown flag shape {kind!r}")
     return cv2.resize(image, _FLAG_SIZE, interpolation=cv2.INTER_AREA)

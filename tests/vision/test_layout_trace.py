@@ -83,7 +83,9 @@ def photograph(
     out = np.clip(out + rng.normal(0, 3, out.shape), 0, 255).astype(np.uint8)
     out = cv2.GaussianBlur(out, (3, 3), 0)
     _, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 85])
-    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR), quad
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return decoded, quad
 
 
 @cache
