@@ -64,6 +64,7 @@ from companion_app.viewmodels.recognition import (
     RecognitionUnavailable,
     detector_model_path,
     load_recognition,
+    table_key,
 )
 from companion_app.viewmodels.scoring import scoring_for
 from companion_app.viewmodels.session import GameSession, Player
@@ -83,7 +84,7 @@ DEMO_STEPS = 30
 TOUR_TAPS = 4
 PLAY_TAPS_PER_FRAME = 6
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
-DEMO_ANSWER_S = 2.0  # the demo answers a tracker question from the recording after this long
+DEMO_ANSWER_S = 0.8  # the demo answers a tracker question from the recording after this long
 SCREENS = ("home", "table", "scoring", "history", "settings")
 TOUR = (*SCREENS, "table@fi")  # the last shot proves run-time language switching
 __all__ = ["RootView", "TableCompanionApp"]
@@ -634,10 +635,11 @@ class TableCompanionApp(App):
         segment = self._clip_segment_shown()
         if segment is None or self.session is None:
             return
+        game = self.session.game
         truth = self.session.rules.state_from_json(self._clip["segments"][segment]["state"])
-        states = self.recognition.candidate_states()
-        if truth in states:
-            self.answer_question(states.index(truth))
+        keys = [table_key(game, state) for state in self.recognition.candidate_states()]
+        if table_key(game, truth) in keys:
+            self.answer_question(keys.index(table_key(game, truth)))
         else:
             self._close_question()
             self._set_session_to_recording(segment)
@@ -817,12 +819,17 @@ class TableCompanionApp(App):
             self._set_session_to_recording(at[1])
             return
         previous = at[1] - 1
-        truth = self.session.rules.state_from_json(self._clip["segments"][previous]["state"])
+        game, rules = self.session.game, self.session.rules
+        now = table_key(game, self.session.state)
+        # the tracker may already have the new state (the preview lags the worker): fine too
+        same = any(
+            now == table_key(game, rules.state_from_json(self._clip["segments"][k]["state"]))
+            for k in (previous, at[1])
+        )
         if previous > 0:
             self._demo_changes += 1
-            if self.session.state == truth:
-                self._demo_recognised += 1
-        if self.session.state != truth:
+            self._demo_recognised += same
+        if not same:
             self._set_session_to_recording(previous)
 
     def _recording_steps(self, segment: int) -> list[dict[str, Any]]:

@@ -65,6 +65,23 @@ def detector_model_path() -> Path:
     return Path(detector.DEFAULT_MODEL)
 
 
+def table_key(game: str, state: Any) -> Any:
+    """What the camera can know of `state`: two states with the same key look the same on the
+    table (King's Breakfast: the public state; Dice King: the state without the hidden deck
+    order, the dice in any order; Café International: the state itself)."""
+    if game == "kings-breakfast":
+        from engines.kings_breakfast.explain import public_key
+
+        return public_key(state)
+    if game == "dice-king":
+        from engines.dice_king.explain import state_key
+
+        key = state_key(state)
+        # the dice are a set on the table: the order they were rolled in is not seen
+        return (*key[:6], tuple(sorted(key[6])), *key[7:])
+    return state
+
+
 def _reader_for(
     game: str,
     n_players: int,

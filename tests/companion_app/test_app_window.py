@@ -169,3 +169,63 @@ def test_demo_plays_the_bundled_clip_and_says_what_it_recognises(tmp_path: Path)
     rules = game_rules(game)
     state = rules.state_to_json(GameSession.from_record(record).state)
     assert state in [s["state"] for s in load_manifest(game)["segments"]]  # the recording
+
+
+_RECORDED_DEMO = """
+import sys
+from pathlib import Path
+from companion_app.app import prepare_kivy_environment
+prepare_kivy_environment()
+from companion_app.app.main import TableCompanionApp
+from companion_app.viewmodels.recognition import Recognition, _reader_for
+from datasets.demo_clips import RecordedDetector
+from vision.readers.zones import default_zones
+game = "dice-king"
+def factory(session, corrections):
+    n = len(session.players)
+    read = _reader_for(game, n, zones=default_zones(game, n_players=n))
+    detector = RecordedDetector(game, with_identities=True)
+    return Recognition(game, session.state, n, process=detector, identify=None, read=read,
+                       corrections=corrections)
+app = TableCompanionApp(game=game, demo=True, screenshot=Path(sys.argv[1]), exit_after=9.0,
+                        recognition_factory=factory)
+app.run()
+sys.exit(app.exit_status)
+"""
+
+
+def test_demo_loop_applies_recognised_changes_to_the_session(tmp_path: Path) -> None:
+    """The app's whole loop on the demo clip with a perfect detector (the clip's recorded
+    pieces): the worker's tracker explains table changes, the app applies them to the session
+    (autosaved) and counts them; the overlay outlines the pieces."""
+    from companion_app.viewmodels.recognition import table_key
+    from datasets.demo_clips import load_manifest
+    from engines import game_rules
+
+    shot = tmp_path / "demo.png"
+    done = subprocess.run(
+        [sys.executable, "-c", _RECORDED_DEMO, str(shot)],
+        env=_env(tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = [x for x in done.stderr.splitlines() if x.startswith("live: ")]
+    assert "recognition on" in line
+    recognised, changes = (
+        int(v) for v in line.split("demo changes recognised ")[1].split(";")[0].split("/")
+    )
+    assert changes >= 1 and recognised >= 1, line
+    [info] = GameStore(tmp_path / "home").list()
+    record = json.loads(info.path.read_text(encoding="utf-8"))
+    rules = game_rules("dice-king")
+    now = table_key("dice-king", GameSession.from_record(record).state)
+    recorded = [
+        table_key("dice-king", rules.state_from_json(s["state"]))
+        for s in load_manifest("dice-king")["segments"]
+    ]
+    assert now in recorded  # never a state the recording did not have
+    image = cv2.imread(str(shot))
+    assert image is not None and _not_blank(image)
