@@ -230,7 +230,8 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
     """The board's four corners in `photo` (BGR uint8, (H, W, 3)), clockwise from the top left.
 
     The board is the largest convex quadrilateral outline covering at least
-    ``min_board_fraction`` of the photo.
+    ``min_board_fraction`` of the photo and not running off it; failing that, the region around
+    the photo's centre in the centre's colour, as a quadrilateral.
 
     Raises:
         TraceError: no such outline.
@@ -263,13 +264,61 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
             quad_area = cv2.contourArea(quad)
             if quad_area <= 0 or area / quad_area < 0.85:  # the outline must fill its quad
                 continue
+            # a board in view does not run off the photo: a quad on its border is the table
+            corners = quad.reshape(4, 2)
+            margin = 0.005 * max(small.shape[:2])
+            if (
+                corners.min() < margin
+                or (corners[:, 0] > small.shape[1] - 1 - margin).any()
+                or (corners[:, 1] > small.shape[0] - 1 - margin).any()
+            ):
+                continue
             best, best_area = quad.reshape(4, 2).astype(np.float64), area
+    if best is None:
+        best = _board_by_colour(smooth, min_area)
     if best is None:
         raise TraceError(
             "no board found: no four-sided outline covers "
             f"{config.min_board_fraction:.0%} of the photo (give its corners with --corners)"
         )
     return order_corners_clockwise(best / scale)
+
+
+def _board_by_colour(smooth: np.ndarray, min_area: float) -> np.ndarray | None:
+    """The board as the region around the photo's centre in the centre's colour, its gaps (tables,
+    chairs) filled, as a quadrilateral: for boards whose outline merges with a busy table."""
+    h, w = smooth.shape[:2]
+    lab = _lab(smooth)
+    centre = lab[h * 2 // 5 : h * 3 // 5, w * 2 // 5 : w * 3 // 5].reshape(-1, 3)
+    # the board's ground: the commonest colour near the centre (coarsely binned)
+    bins = np.round(centre / [10.0, 8.0, 8.0]).astype(int)
+    values, counts = np.unique(bins, axis=0, return_counts=True)
+    ground = values[np.argmax(counts)] * [10.0, 8.0, 8.0]
+    mask = (np.linalg.norm(lab - ground, axis=2) < 18).astype(np.uint8)
+    size = 2 * (max(h, w) // 40) + 1
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((size, size), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((size, size), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if count < 2:
+        return None
+    label = int(labels[h // 2, w // 2]) or 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    contours, _ = cv2.findContours(
+        (labels == label).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    if not contours:
+        return None
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    area = cv2.contourArea(hull)
+    if area < min_area or area > 0.9 * h * w:
+        return None
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.04, 0.06):
+        quad = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(quad) == 4 and cv2.isContourConvex(quad):
+            if cv2.contourArea(quad) >= 0.85 * area:
+                return quad.reshape(4, 2).astype(np.float64)
+            return None
+    return None
 
 
 # --- 2. rectify -----------------------------------------------------------------------------------
