@@ -96,10 +96,24 @@ class CafeReaderConfig:
 
 @dataclass(frozen=True)
 class Registration:
-    """Board units → image pixels (`homography`), and the board's extent in units."""
+    """Board units → image pixels (`homography`), and the board's extent in units.
+
+    `marker_boxes_units` are the registration markers' squares with their quiet zones, as
+    (u0, v0, u1, v1) in board units (none for a printed board): an unidentified "tile" found
+    there is a marker, not a piece (`read_table` ignores it).
+    """
 
     homography: np.ndarray
     extent_units: tuple[float, float, float, float]
+    marker_boxes_units: tuple[tuple[float, float, float, float], ...] = ()
+
+    def is_on_marker(self, points_units: np.ndarray) -> np.ndarray:
+        """Which board-unit points (n, 2) lie on a registration marker: (n,) bool."""
+        pts = np.asarray(points_units, np.float64).reshape(-1, 2)
+        inside = np.zeros(len(pts), bool)
+        for u0, v0, u1, v1 in self.marker_boxes_units:
+            inside |= (pts[:, 0] >= u0) & (pts[:, 0] <= u1) & (pts[:, 1] >= v0) & (pts[:, 1] <= v1)
+        return inside
 
     def image_to_units(self, points_px: np.ndarray) -> np.ndarray:
         """Image points (n, 2) → board units (n, 2)."""
@@ -232,13 +246,18 @@ _SHARPEN_PASSES: tuple[tuple[float, float, float], ...] = ((1.5, 3.0, 2.0), (2.0
 
 def find_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
     """The companion board's markers in `frame` (uint8 BGR): ArUco id → (4, 2) corners px (the
-    first decode of each id, without looking again where the board places them; see
-    `find_marker_candidates` for all of them)."""
+    first decode of each id, searching the costlier versions of the frame only while some are
+    missing, and without looking again where the board places them; see
+    `find_marker_candidates` for every decode)."""
     ids = {int(m["id"]) for m in load_board_marker_spec()["markers"]}
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     found: dict[int, np.ndarray] = {}
-    for marker_id, quad in find_marker_candidates(frame):
-        if marker_id in ids:
-            found.setdefault(marker_id, quad)
+    for image, factor in _detection_images(gray):
+        for marker_id, quad in _decode(image, factor, None):
+            if marker_id in ids:
+                found.setdefault(marker_id, quad)
+        if len(found) == len(ids):
+            break
     return found
 
 
@@ -375,7 +394,17 @@ def _register_markers(
     seen = project_points(homography, np.vstack([units[i] for i in agreeing])).reshape(-1, 4, 2)
     if not all(is_convex_clockwise(quad) for quad in seen):
         raise RegistrationError("board not registered: the board would be seen mirrored")
-    registration = Registration(homography, layout_extent(layout_json, config.board_margin))
+    quiet = float(load_board_marker_spec()["quiet"]) * layout_spacing(layout_json)
+    boxes = tuple(
+        (
+            float(c[:, 0].min() - quiet),
+            float(c[:, 1].min() - quiet),
+            float(c[:, 0].max() + quiet),
+            float(c[:, 1].max() + quiet),
+        )
+        for c in units.values()
+    )
+    registration = Registration(homography, layout_extent(layout_json, config.board_margin), boxes)
     return registration, agreeing
 
 
@@ -604,7 +633,8 @@ def read_table(
     """Tiles → chairs, stools and hands: an `Observation`, or the problems that prevent one.
 
     With `n_players`, tiles outside the board are each player's hand (sides as in `SIDES`);
-    without, hands are not read (`Observation.hands` is None) and such tiles are ignored.
+    without, hands are not read (`Observation.hands` is None) and such tiles are ignored. An
+    unidentified tile on one of the registration's markers is the marker, and is ignored.
     """
     del frame_size  # pixels are mapped through the registration
     config = config or CafeReaderConfig()
@@ -617,8 +647,11 @@ def read_table(
     hands: dict[str, list[str]] = {side: [] for side in sides}
     problems: list[str] = []
     u0, v0, u1, v1 = registration.extent_units
-    for (u, v), identity in zip(units, tiles.identities, strict=True):
+    on_marker = registration.is_on_marker(units)
+    for (u, v), identity, marker in zip(units, tiles.identities, on_marker, strict=True):
         on_board = u0 <= u <= u1 and v0 <= v <= v1
+        if identity is None and marker:
+            continue  # a registration marker taken for a tile
         if identity is None:
             if on_board or n_players:
                 where = "on the board" if on_board else "beside the board"

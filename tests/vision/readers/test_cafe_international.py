@@ -98,6 +98,25 @@ def test_ci9_two_tiles_on_a_chair_and_a_tile_between_chairs_are_problems() -> No
     assert any(p.startswith("a tile (uk/m) lies between chairs") for p in reading.problems)
 
 
+def test_an_unidentified_tile_on_a_marker_is_the_marker_not_a_piece() -> None:
+    """A detector may take a registration marker for a tile: unidentified there, it is ignored;
+    the same detection elsewhere on the board is a problem."""
+    base = _registration()
+    corners = companion_marker_units(LAYOUT_JSON)[0]
+    (m0, n0), (m1, n1) = corners.min(axis=0), corners.max(axis=0)
+    registration = Registration(base.homography, base.extent_units, ((m0, n0, m1, n1),))
+    x, y = corners.mean(axis=0)
+    on_marker = [_at_units(x, y, None), _at_units(*_chair("C01"), "cafe-international/uk/w")]
+    reading = read_table(detections(on_marker), SIZE, registration, LAYOUT, LAYOUT_JSON)
+    assert reading.ok and reading.observation.seated_by_chair(LAYOUT) == {"C01": "uk/w"}
+    elsewhere = [_at_units(*_chair("C02"), None)]
+    reading = read_table(detections(elsewhere), SIZE, registration, LAYOUT, LAYOUT_JSON)
+    assert reading.problems == ("a tile on the board could not be identified",)
+    np.testing.assert_array_equal(
+        registration.is_on_marker(np.array([[x, y], [x + 200.0, y + 200.0]])), [True, False]
+    )
+
+
 def test_ci14_a_gap_at_the_bar_is_a_problem() -> None:
     """CI-14: bar stools are filled in order."""
     stools = LAYOUT_JSON["bar"]["stools"]
