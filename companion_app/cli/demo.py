@@ -1,9 +1,10 @@
 """`table-companion demo`: the companion on its embedded demo (no camera needed).
 
-With a screen (or with `--screenshot`, which works offscreen) the tablet app opens and plays a
-seeded game by itself, so every panel fills without a table. Without a screen, or with `--text`,
-each game's CLI module plays the same kind of game in the terminal (``demo(args)``, reached
-through `companion_app.cli._games.dispatch`). Both are produced by the engines, never canned.
+With a screen (or with `--screenshot`, which works offscreen) the tablet app opens on the game's
+bundled clip (`companion_app/demo_clips/`, a rendered game) and reads it through the real
+pipeline: detector, identification, reader, tracker, engine. Without a screen, or with `--text`,
+each game's CLI module plays a seeded game in the terminal (``demo(args)``, reached through
+`companion_app.cli._games.dispatch`). Both are produced by the engines, never canned.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="with --screenshot: seconds to wait before saving and exiting",
     )
-    parser.add_argument("--seed", type=int, default=1, help="seed of the simulated game (1)")
-    parser.add_argument("--players", type=int, default=4, help="number of simulated players (4)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the terminal game (1)")
+    parser.add_argument("--players", type=int, default=4, help="players in the terminal game (4)")
     parser.add_argument("--json", action="store_true", help="print the game log as JSON")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--text", action="store_true", help="play the demo in the terminal")
