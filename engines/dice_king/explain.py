@@ -244,7 +244,7 @@ def state_key(state: State) -> tuple[Any, ...]:
         state.villages,
         _face(deck, state.penalty_top),
         tuple(_faces(deck, pile) for pile in state.kingdoms),
-        state.dice,
+        tuple(sorted(state.dice)),  # the camera cannot tell the order they were rolled in
         state.to_roll,
         state.rolls_done,
         state.rolls_allowed,
