@@ -176,8 +176,9 @@ def back(game: str, width_px: int) -> np.ndarray:
 def board(layout: dict[str, Any], px_per_unit: float) -> BoardArt:
     """The Café International board drawn from `layout` (design contract) at `px_per_unit`.
 
-    Returns a `BoardArt`: the image, the 3×3 board-unit → pixel matrix and the four ArUco
-    registration markers' corners (see `datasets.art.cafe_international`).
+    Returns a `BoardArt`: the image, the 3×3 board-unit → pixel matrix and the corners of the
+    ArUco registration markers placed per `vision/readers/board_markers.json` (see
+    `datasets.art.cafe_international`).
 
     Raises:
         ValueError: the layout lacks positions, or the scale is not positive.

@@ -178,7 +178,7 @@ def test_descriptor_ignores_exposure_and_white_balance() -> None:
 def test_rendered_eval_scene_pieces_are_identified_with_few_wrong_guesses(
     identifier: Identifier,
 ) -> None:
-    sample = render_sample(7, 3, game="cafe-international", split="eval", size=(1280, 960))
+    sample = render_sample(7, 9, game="cafe-international", split="eval", size=(1280, 960))
     decoded = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert decoded is not None
     frame = np.asarray(decoded)
