@@ -244,6 +244,8 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
     min_area = config.min_board_fraction * small.shape[0] * small.shape[1]
     best: np.ndarray | None = None
     best_area = 0.0
+    reserve: np.ndarray | None = None
+    reserve_area = 0.0
     for low, high in ((30, 90), (60, 180)):
         # edges in any colour channel: a board may differ from the table in hue more than in grey
         edges = np.max([cv2.Canny(smooth[..., c], low, high) for c in range(3)], axis=0)
@@ -264,24 +266,41 @@ def find_board(photo: np.ndarray, config: TraceConfig | None = None) -> np.ndarr
             quad_area = cv2.contourArea(quad)
             if quad_area <= 0 or area / quad_area < 0.85:  # the outline must fill its quad
                 continue
-            # a board in view does not run off the photo: a quad on its border is the table
+            # a board in view does not run off the photo much: a quad with two corners on its
+            # border is (a patch of) the table; one with one corner there is kept in reserve
             corners = quad.reshape(4, 2)
-            margin = 0.005 * max(small.shape[:2])
-            if (
-                corners.min() < margin
-                or (corners[:, 0] > small.shape[1] - 1 - margin).any()
-                or (corners[:, 1] > small.shape[0] - 1 - margin).any()
-            ):
+            on_border = _corners_on_border(corners, small.shape)
+            if on_border >= 2:
                 continue
-            best, best_area = quad.reshape(4, 2).astype(np.float64), area
+            if on_border == 1:
+                if area > reserve_area:
+                    reserve, reserve_area = corners.astype(np.float64), area
+                continue
+            best, best_area = corners.astype(np.float64), area
+    if best is None:
+        best = reserve
     if best is None:
         best = _board_by_colour(smooth, min_area)
+        if best is not None and _corners_on_border(best, small.shape) >= 2:
+            best = None
     if best is None:
         raise TraceError(
             "no board found: no four-sided outline covers "
             f"{config.min_board_fraction:.0%} of the photo (give its corners with --corners)"
         )
     return order_corners_clockwise(best / scale)
+
+
+def _corners_on_border(corners: np.ndarray, shape: tuple[int, ...]) -> int:
+    """How many of the (4, 2) corners lie on the border of an image of `shape`."""
+    margin = 0.005 * max(shape[:2])
+    return int(
+        (
+            (corners.min(axis=1) < margin)
+            | (corners[:, 0] > shape[1] - 1 - margin)
+            | (corners[:, 1] > shape[0] - 1 - margin)
+        ).sum()
+    )
 
 
 def _board_by_colour(smooth: np.ndarray, min_area: float) -> np.ndarray | None:
