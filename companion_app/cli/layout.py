@@ -16,6 +16,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from companion_app.cli._common import UsageError, print_json, print_lines
 
@@ -93,6 +94,25 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def _layout_text(layout: dict[str, Any]) -> str:
+    """The layout as JSON for a person to edit: one table or chair per line."""
+
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    parts = []
+    for key, value in layout.items():
+        if key in ("tables", "chairs") and value:
+            rows = ",\n".join(f"    {one(entry)}" for entry in value)
+            parts.append(f"  {one(key)}: [\n{rows}\n  ]")
+        elif isinstance(value, dict) and value:
+            rows = ",\n".join(f"    {one(k)}: {one(v)}" for k, v in value.items())
+            parts.append(f"  {one(key)}: {{\n{rows}\n  }}")
+        else:
+            parts.append(f"  {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def _trace(args: argparse.Namespace) -> int:
     """`layout trace PHOTO --out LAYOUT.json [--corners …] [--name NAME] [--json]`."""
     import cv2
@@ -110,7 +130,7 @@ def _trace(args: argparse.Namespace) -> int:
     if photo is None:
         raise UsageError(f"photo {args.photo!r} is not an image opencv can read")
     trace = trace_layout(photo, corners, name=args.name or photo_path.stem)
-    _write_atomically(out, json.dumps(trace.layout, indent=1, ensure_ascii=False) + "\n")
+    _write_atomically(out, _layout_text(trace.layout))
     layout = trace.layout
     shared = sum(1 for c in layout["chairs"] if len(c["tables"]) == 2)
     stools = len(layout["bar"].get("stools", []))

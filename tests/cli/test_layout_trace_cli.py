@@ -53,7 +53,10 @@ def test_trace_writes_a_layout_the_loader_accepts_and_says_what_to_do_next(
     assert "nationalities (guessed from the flags): T01 " in text
     assert "the layout loads as it is" in text
     assert f"next: table-companion layout show {out} --out check.png" in text
-    layout = layout_from_json(json.loads(out.read_text(encoding="utf-8")))
+    written = out.read_text(encoding="utf-8")
+    # one table or chair per line, for editing by hand
+    assert sum(line.startswith('    {"id": "C') for line in written.splitlines()) == 68
+    layout = layout_from_json(json.loads(written))
     assert layout.name == "board" and len(layout.tables) == 24 and layout.stools is not None
     # the next step works on what was written
     png = tmp_path / "check.png"
