@@ -99,7 +99,7 @@ class TraceConfig:
     chair_size_range: tuple[float, float] = (0.3, 1.3)
     chair_squareness: float = 0.86
     chair_reach: float = 2.5
-    touch_gap: float = 0.35
+    touch_gap: float = 0.2
     stool_radius_range: tuple[float, float] = (0.15, 0.65)
     unsure_margin: float = 8.0
     unsure_distance: float = 70.0
