@@ -205,11 +205,11 @@ def test_layout_show_bad_input_exits_2(
     assert code == 2 and "--out must name a .png file" in err
 
 
-def test_layout_trace_is_not_available_yet(
+def test_layout_trace_of_a_missing_photo_is_refused_in_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     code, _, err = _run(["layout", "trace", "photo.jpg", "--out", "l.json"], capsys, monkeypatch)
-    assert code == 2 and err.count("\n") == 1 and "not available yet" in err
+    assert code == 2 and err.count("\n") == 1 and "photo.jpg" in err
 
 
 def test_ci21_demo_plays_a_seeded_game_to_its_end(
