@@ -12,7 +12,7 @@ from the main pass only (they are large).
 Decoding is vectorised: the model already outputs its heatmap with non-peaks zeroed (3×3
 max-pool), so peaks are `np.nonzero(heat > threshold)`.
 
-Public names: `DetectorConfig`, `Detector`, `decode_maps`, `nms_per_kind`.
+Public names: `DetectorConfig`, `Detector`, `decode_maps`, `nms_per_kind`, `contained_dice`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,9 @@ class DetectorConfig:
         flat_pass_scale: when set, a second, coarser pass at this fraction of the main pass's
             scale finds cards and tiles (large pieces fit the network's receptive field better
             there); its cards and tiles are merged with the main pass's. None: main pass only.
+        contained_die_fraction: a die box lying at least this fraction inside a die box of more
+            than twice its area is dropped (a pip or a face detail seen as a small die: a die
+            cannot lie inside another).
         threads: onnxruntime intra-op threads.
     """
 
@@ -64,6 +67,7 @@ class DetectorConfig:
     tile_overlap: float = 0.25
     max_tile_scale: float = 1.0
     flat_pass_scale: float | None = 0.5
+    contained_die_fraction: float = 0.7
     threads: int = 2
 
 
@@ -129,6 +133,24 @@ def nms_per_kind(
     kept = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, float(iou))
     keep = np.asarray(kept, np.int64).reshape(-1)
     return keep[np.argsort(-scores[keep], kind="stable")]
+
+
+def contained_dice(boxes: np.ndarray, kinds: np.ndarray, fraction: float) -> np.ndarray:
+    """Mask of dice whose box lies at least `fraction` inside a die box over twice its area."""
+    die = kinds == KINDS.index("die")
+    out = np.zeros(len(boxes), bool)
+    if die.sum() < 2:
+        return out
+    b = boxes[die].astype(np.float64)
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    x1 = np.maximum(b[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(b[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(b[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(b[:, None, 3], b[None, :, 3])
+    inside = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None) / np.maximum(area[:, None], 1e-6)
+    bigger = area[None, :] > 2 * area[:, None]
+    out[np.flatnonzero(die)] = ((inside >= fraction) & bigger).any(axis=1)
+    return out
 
 
 class Detector:
@@ -254,7 +276,9 @@ class Detector:
             scores = np.concatenate([scores, extra[1]])
             kinds = np.concatenate([kinds, extra[2]])
             corners = np.concatenate([corners, extra[3]])
-        keep = nms_per_kind(boxes, scores, kinds, self.config.nms_iou)[: self.config.max_objects]
+        keep = nms_per_kind(boxes, scores, kinds, self.config.nms_iou)
+        keep = keep[~contained_dice(boxes[keep], kinds[keep], self.config.contained_die_fraction)]
+        keep = keep[: self.config.max_objects]
         boxes, scores, kinds, corners = boxes[keep], scores[keep], kinds[keep], corners[keep]
         # boxes inside the frame; corners clockwise from the top-left (dice: NaN)
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, w)
@@ -267,4 +291,4 @@ class Detector:
         return Detections.from_boxes(boxes, scores, [KINDS[k] for k in kinds], ordered)
 
 
-__all__ = ["DetectorConfig", "Detector", "decode_maps", "nms_per_kind"]
+__all__ = ["DetectorConfig", "Detector", "contained_dice", "decode_maps", "nms_per_kind"]

@@ -81,3 +81,13 @@ def test_committed_detector_runs_on_any_size(shape: tuple[int, int]) -> None:
     assert (detections.boxes_xyxy[:, [0, 2]] <= w).all()
     assert (detections.boxes_xyxy[:, [1, 3]] <= h).all()
     assert set(detections.kinds) <= {"card", "tile", "die"}
+
+
+def test_a_small_die_inside_a_big_die_is_dropped() -> None:
+    from vision.detector import contained_dice
+
+    boxes = np.array(
+        [[0, 0, 40, 40], [10, 10, 16, 16], [38, 38, 60, 60], [12, 12, 18, 18]], np.float32
+    )
+    kinds = np.array([2, 2, 2, 0])  # the last is a card: never dropped
+    assert contained_dice(boxes, kinds, 0.7).tolist() == [False, True, False, False]
