@@ -27,7 +27,7 @@ def read_truth(dataset_dir: Path, count: int | None = None) -> list[dict[str, An
     path = Path(dataset_dir) / "truth.jsonl"
     if not path.is_file():
         raise ValueError(f"no dataset in {str(dataset_dir)!r} (truth.jsonl missing)")
-    records = []
+    records: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             if count is not None and len(records) >= count:

@@ -6,11 +6,24 @@ sub-pixel precision so the id buffer and the full-area count rasterise a polygon
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import SupportsFloat
+
 import cv2
 import numpy as np
 
 SHIFT = 4
 _ONE = 1 << SHIFT
+
+
+def float3(values: Iterable[SupportsFloat]) -> tuple[float, float, float]:
+    """Three values (a BGR colour or per-channel gains) as a tuple of floats.
+
+    Raises:
+        ValueError: `values` does not hold exactly three values.
+    """
+    a, b, c = (float(v) for v in values)
+    return (a, b, c)
 
 
 def fixed(points: np.ndarray, offset: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
@@ -159,7 +172,7 @@ def soft_shadow(image: np.ndarray, polygon: np.ndarray, sigma: float, strength: 
     x0, y0, x1, y1 = box
     factor = max(1, int(sigma / 2.0))
     sw, sh = max(1, (x1 - x0) // factor + 1), max(1, (y1 - y0) // factor + 1)
-    mask = np.zeros((sh, sw), np.uint8)
+    mask: np.ndarray = np.zeros((sh, sw), np.uint8)
     pts = (np.asarray(polygon, np.float64).reshape(-1, 2) - (x0, y0)) / factor
     cv2.fillPoly(mask, [fixed(pts)], 255, cv2.LINE_AA, SHIFT)
     if sigma / factor > 0.3:

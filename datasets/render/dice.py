@@ -51,7 +51,8 @@ def side_values(top: int, front: int) -> dict[str, int]:
     if front in (top, 7 - top):
         raise ValueError(f"front {front} cannot neighbour top {top}")
     t, f = np.array(_AXES[top]), np.array(_AXES[front])
-    right = _BY_AXIS[tuple(int(v) for v in np.cross(t, f))]
+    x, y, z = (int(v) for v in np.cross(t, f))
+    right = _BY_AXIS[(x, y, z)]
     return {"top": top, "front": front, "right": right, "back": 7 - front, "left": 7 - right}
 
 

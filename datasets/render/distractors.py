@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -67,10 +68,12 @@ _TRAYS = [
     ((110, 50, 20), (30, 30, 30)),
     ((40, 40, 130), (70, 90, 110)),
 ]
+# the 3x3 square OpenCV dilates with when given no kernel
+_DILATE_3X3 = np.ones((3, 3), np.uint8)
 
 
 def sample_distractor(
-    rng: np.random.Generator, kind: str, centre: tuple[float, float], **extra: object
+    rng: np.random.Generator, kind: str, centre: tuple[float, float], **extra: Any
 ) -> Distractor:
     """A random distractor of `kind` near `centre` (table mm)."""
     x, y = centre
@@ -301,7 +304,7 @@ def _draw_pad(
     _raster.fill_polygon(image, sides, _shade(cover, 0.7) if cover else (200, 210, 215))
     quad = camera.project_pinhole(np.hstack([xy, np.full((4, 1), d.z_mm + t)]))
     if cover:
-        _raster.fill_polygon(image, quad, tuple(float(c) for c in cover))
+        _raster.fill_polygon(image, quad, _raster.float3(cover))
     else:
         _raster.warp_quad(image, _pad_texture(int(p["seed"]), 120, int(120 * h / w)), quad)
     _raster.fill_ids(ids, sides, -1)
@@ -453,8 +456,9 @@ def _draw_hand(
         along = [target[0] + slant, target[1] + slant, target[0] + slant, target[1] + slant][k]
         t = float(np.clip(along / (w if k in (0, 2) else h), 0, 1))
         t = t if k in (0, 1) else 1 - t
-    entry = [(t * w, -40.0), (w + 40.0, t * h), ((1 - t) * w, h + 40.0), (-40.0, (1 - t) * h)][k]
-    entry = np.array(entry)
+    entry = np.array(
+        [(t * w, -40.0), (w + 40.0, t * h), ((1 - t) * w, h + 40.0), (-40.0, (1 - t) * h)][k]
+    )
     direction = target - entry
     length = float(np.linalg.norm(direction))
     if length < 1:
@@ -522,7 +526,7 @@ def _draw_hand(
         - camera.project_pinhole(np.array([[tx, ty, 0.0]]))[0]
     )
     small = cv2.resize(mask, (w // 8, h // 8), interpolation=cv2.INTER_AREA)
-    matrix = np.float32([[1, 0, shift[0] / 8], [0, 1, shift[1] / 8]])
+    matrix = np.array([[1, 0, shift[0] / 8], [0, 1, shift[1] / 8]], np.float32)
     small = cv2.warpAffine(small, matrix, (w // 8, h // 8))
     sigma = min(12.0, max(0.8, height * scale / 8 * (0.15 + 0.3 * light.shadow_softness)))
     small = cv2.GaussianBlur(small, (0, 0), sigma)
@@ -537,7 +541,7 @@ def _draw_hand(
     profile = np.sqrt(1.0 - (1.0 - depth) ** 2)
     profile = cv2.GaussianBlur(profile, (0, 0), 0.8)
     soft_full = cv2.resize((profile * 255).astype(np.uint8), (w, h))
-    full = np.maximum(mask, cv2.bitwise_and(sleeve, cv2.dilate(mask, None)))
+    full = np.maximum(mask, cv2.bitwise_and(sleeve, cv2.dilate(mask, _DILATE_3X3)))
     x, y, bw, bh = cv2.boundingRect(full)
     if bw == 0 or bh == 0:
         return

@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from datasets.render import _raster
 from datasets.render.ranges import EffectRanges
 
 _NOISE_SIZE = 1024
@@ -63,9 +64,7 @@ def sample_effects(
         gamma=float(rng.uniform(*r.gamma)),
         contrast=float(rng.uniform(*r.contrast)),
         saturation=float(rng.uniform(*r.saturation)),
-        white_balance=tuple(
-            float(g) for g in 1 + rng.uniform(-r.white_balance, r.white_balance, 3)
-        ),
+        white_balance=_raster.float3(1 + rng.uniform(-r.white_balance, r.white_balance, 3)),
         vignetting=float(rng.uniform(*r.vignetting)),
         defocus_sigma=defocus * scale,
         motion_length=motion * scale,

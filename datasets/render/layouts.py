@@ -424,9 +424,9 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
     moved, discs = _place_groups(rng, groups)
     pieces: list[PlacedPiece] = []
     distractors: list[Distractor] = []
-    for g in moved:
-        pieces += g.pieces
-        distractors += g.distractors
+    for group in moved:
+        pieces += group.pieces
+        distractors += group.distractors
     # hands reach for a random piece
     for _ in range(int(rng.choice([0, 0, 0, 0, 1, 1, 2]))):
         if pieces:
@@ -435,9 +435,9 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
     # camera aims: groups of pieces; dice groups count three times, since reading a die needs a
     # closer look than finding a card
     aims = []
-    for disc, g in zip(discs, moved, strict=True):
-        if g.pieces:
-            aims += [disc] * (3 if any(p.kind == "die" for p in g.pieces) else 1)
+    for disc, group in zip(discs, moved, strict=True):
+        if group.pieces:
+            aims += [disc] * (3 if any(p.kind == "die" for p in group.pieces) else 1)
     focus = _focus_areas(aims or discs)
     return TableScene(tuple(pieces), tuple(distractors), focus, game)
 

@@ -220,7 +220,7 @@ def apply_light(image: np.ndarray, light: Light, effects: Effects | None = None)
     """
     h, w = image.shape[:2]
     field = illumination_field(light, w // 8 + 1, h // 8 + 1, effects)
-    field_u8 = np.clip(field * 64.0, 0, 255).astype(np.uint8)
+    field_u8: np.ndarray = np.clip(field * 64.0, 0, 255).astype(np.uint8)
     field_u8 = cv2.resize(field_u8, (w, h), interpolation=cv2.INTER_LINEAR)
     lit = cv2.multiply(image, field_u8, scale=1.0 / 64.0)
     if light.glare is not None:

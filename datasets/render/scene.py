@@ -286,7 +286,9 @@ def render_pieces(
             corner_sets.append(corners_mm)
             outline_sets.append(corners_mm)
     sizes = [len(c) for c in corner_sets] + [len(o) for o in outline_sets]
-    projected = camera.project(np.vstack(corner_sets + outline_sets)) if pieces else []
+    projected: np.ndarray | list[np.ndarray] = (
+        camera.project(np.vstack(corner_sets + outline_sets)) if pieces else []
+    )
     parts = np.split(projected, np.cumsum(sizes)[:-1]) if pieces else []
     n = len(pieces)
     # visibility in the final image: visible id pixels over the pixels of the whole outline
@@ -335,6 +337,14 @@ def _visible_counts(
         else:
             out[i] = (face_fraction, face_fraction)
     return out
+
+
+def _die_colour(p: PlacedPiece) -> str | None:
+    """The colour label of a die piece's top face (None: not a die, or a generic die)."""
+    if p.kind != "die":
+        return None
+    assert p.value is not None, "a placed die always has a top value"
+    return _art.die_colour(p.die_style, int(p.value))
 
 
 def _record(
@@ -387,7 +397,7 @@ def _record(
         "box": None if box is None else [round(v, 2) for v in box],
         "box_full": [round(float(v), 2) for v in box_from_corners(outline)],
         "value": p.value if p.kind == "die" else None,
-        "colour": _art.die_colour(p.die_style, int(p.value)) if p.kind == "die" else None,
+        "colour": _die_colour(p),
         "visible_fraction": round(float(visible), 4),
         "target": bool(target),
         "pose": p.to_json(),

@@ -17,6 +17,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from datasets.render import _raster
+
 TILE = 512
 VARIANTS = 5  # bank size per family
 
@@ -226,7 +228,7 @@ def _slate(rng: np.random.Generator, palette: list) -> np.ndarray:
 def _laminate(rng: np.random.Generator, palette: list) -> np.ndarray:
     (base,) = _pick(rng, palette)
     base = _jitter(rng, base, 10)
-    speck = (rng.random((TILE, TILE)) < 0.02).astype(np.float32)
+    speck: np.ndarray = (rng.random((TILE, TILE)) < 0.02).astype(np.float32)
     speck = cv2.GaussianBlur(speck, (0, 0), 0.6)
     shade = 1 - 0.25 * speck + 0.05 * (fbm(rng, TILE, 4, 3) - 0.5)
     return np.clip(base[None, None, :] * shade[..., None], 0, 255).astype(np.uint8)
@@ -360,7 +362,7 @@ def sample_surface(rng: np.random.Generator, split: str) -> TableSurface:
         variant=int(rng.integers(VARIANTS)),
         mm_per_texel=float(rng.uniform(0.4, 1.4)),
         angle_deg=float(rng.uniform(0, 360)),
-        tint=tuple(float(t) for t in rng.uniform(0.85, 1.15, 3)),
+        tint=_raster.float3(rng.uniform(0.85, 1.15, 3)),
         offset_mm=(float(rng.uniform(-500, 500)), float(rng.uniform(-500, 500))),
     )
 
