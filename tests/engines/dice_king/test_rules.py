@@ -198,9 +198,7 @@ def test_dk12_refill_shifts_right_and_turns_up_at_the_left() -> None:
 def test_dk14_arrogant_elf_on_top_gives_four_rolls() -> None:
     """DK-14: while an arrogant elf tops the player's pile they may roll 4 times."""
     row = ["elf-1", "dwarf-1", "orc-3", "hypnotist-3", "dragon-4"]
-    state = dk.apply(
-        rolled(dealt(row), ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("elf-1")
-    )
+    state = dk.apply(rolled(dealt(row), ["1r", "2g", "3b", "4b", "6g", "6r"]), dk.Take("elf-1"))
     assert state.kingdoms[0] == ("village-city-2", "elf-1")
     state = dk.apply(state, dk.Reveal("fairy-1"))  # Ben's turn
     assert state.rolls_allowed == 3
