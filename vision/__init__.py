@@ -1,4 +1,13 @@
 """Pixels to game observations: frames → detections → rectified faces → identities → observations.
 
-Nothing here yet beyond the package; stages land with the perception issues.
+Stages, each a module with its own tests: `frames` (camera, video and folder sources),
+`detector` (ONNX boxes and corners), `dice_reader` and `pips` (die value and colour), `rectify`
+and `identify` (card and tile faces against the `gallery`), `pipeline` (`Perception`, the
+orchestrator), `voting` (one identity per physical piece over frames), `readers/` (detections →
+a game's observation), `tracker` (stable observations → explained actions or a question) and
+`layout_trace` (a printed Café board → a layout file). `geometry` is the neutral geometry shared
+with `datasets`.
+
+Public names live in those modules: `vision.detections.Detections`,
+`vision.pipeline.Perception`, `vision.identify.Identifier`, `vision.tracker.Tracker`, ….
 """

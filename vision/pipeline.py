@@ -4,8 +4,8 @@
       → Detector.detect              card / tile / die boxes (+ corners)
       → DiceReader.read              die value 1–6 and pip colour, on full-resolution crops
       → count_pips (cross-check)     optional: a sure, disagreeing pip count vetoes the reading
-      → identify                     card / tile identity: None for now (the identification stage
-                                     lands with issue 7)
+      → Identifier.identify          card / tile identity matched against the gallery of
+                                     reference faces (enrolled first); None where unsure
       → Detections
 
 Models load once, in the constructor. `Perception.stages` exposes the stage callables so that
@@ -18,7 +18,7 @@ Public names: `PerceptionConfig`, `Perception`, `check_frame`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from vision.detections import Detections
 from vision.detector import Detector, DetectorConfig
 from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_dice
 from vision.errors import BadFrameError
+from vision.identify import Identifier
 from vision.pips import PipCounterConfig, count_pips
 
 
@@ -104,10 +105,17 @@ class Perception:
         *,
         detector_model: str | Path | None = None,
         dice_model: str | Path | None = None,
+        identifier: Identifier | None = None,
+        games: Sequence[str] | None = None,
+        identify: bool = True,
     ) -> None:
         self.config = config or PerceptionConfig()
         self.detector = Detector(detector_model, self.config.detector)
         self.reader = DiceReader(dice_model, self.config.dice_reader)
+        # the gallery is drawn at the first card or tile (about 2 s), not for dice-only use
+        self._identifier = identifier
+        self.games = tuple(games) if games is not None else None
+        self.identifies = identify
 
     # --- stages ----------------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Detections:
@@ -156,9 +164,13 @@ class Perception:
         return scores
 
     def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
-        """Stage 3: card and tile identities — None until the identification stage lands."""
-        del frame
-        return detections
+        """Stage 3: card and tile identities matched against the gallery (enrolled faces first,
+        then the companion art), restricted to `games` when given; None where unsure."""
+        if not self.identifies or not np.isin(detections.kinds, ("card", "tile")).any():
+            return detections
+        if self._identifier is None:
+            self._identifier = Identifier()
+        return self._identifier.identify(frame, detections, self.games)
 
     @property
     def stages(self) -> tuple[tuple[str, Callable[..., Detections]], ...]:

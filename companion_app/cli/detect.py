@@ -26,6 +26,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per line per image")
     parser.add_argument("--detector-model", type=Path, default=None, help="detector ONNX file")
     parser.add_argument("--dice-model", type=Path, default=None, help="die reader ONNX file")
+    parser.add_argument(
+        "--game",
+        choices=("kings-breakfast", "cafe-international", "dice-king"),
+        help="identify cards and tiles among this game's pieces only",
+    )
 
 
 def read_image(path: str) -> np.ndarray:
@@ -70,7 +75,11 @@ def run(args: argparse.Namespace) -> int:
     from vision.pipeline import Perception
 
     try:
-        perception = Perception(detector_model=args.detector_model, dice_model=args.dice_model)
+        perception = Perception(
+            detector_model=args.detector_model,
+            dice_model=args.dice_model,
+            games=[args.game] if args.game else None,
+        )
     except PerceptionError as error:
         sys.stderr.write(f"table-companion detect: {error}\n")
         return 2

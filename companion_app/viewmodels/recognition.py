@@ -308,7 +308,7 @@ def load_recognition(
 
         # one thread: the other core draws the preview
         config = PerceptionConfig(detector=DetectorConfig(threads=1))
-        perception = Perception(config, detector_model=path)
+        perception = Perception(config, detector_model=path, identify=False)  # identified below
     except (ImportError, ValueError) as error:  # ModelError is a ValueError
         raise RecognitionUnavailable(str(error).splitlines()[0]) from None
     from vision.gallery import default_gallery, load_gallery
