@@ -27,7 +27,13 @@ from datasets.render import _art
 from datasets.render.camera import Camera, look_at_table
 from datasets.render.dice import possible_fronts
 from datasets.render.effects import sample_effects
-from datasets.render.layouts import board_size_mm, board_unit_to_local_mm, piece, reference_layout
+from datasets.render.layouts import (
+    board_piece,
+    board_size_mm,
+    board_unit_to_local_mm,
+    piece,
+    reference_layout,
+)
 from datasets.render.lighting import sample_light
 from datasets.render.pieces import Distractor, PlacedPiece
 from datasets.render.scene import Environment, render_pieces
@@ -180,21 +186,7 @@ def _cafe_table(state: Any, rng: np.random.Generator) -> list[PlacedPiece]:
     from engines.cafe_international.catalogue import hand_tile
 
     layout = reference_layout()
-    bw, bh = board_size_mm()
-    board = PlacedPiece(
-        "board",
-        None,
-        (0.0, 0.0),
-        0.0,
-        (bw, bh),
-        0.0,
-        1.5,
-        True,
-        "cafe-international",
-        layout=layout,
-        group="board",
-    )
-    pieces = [board]
+    pieces = [board_piece(layout)]
     chairs = board_unit_to_local_mm(np.array([c["center"] for c in layout["chairs"]], float))
     for (x, y), guest in zip(chairs, state.seated, strict=True):
         if guest is not None:

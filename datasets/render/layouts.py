@@ -123,12 +123,10 @@ def _tile_ids() -> list[str]:
     return list(_art.identities("cafe-international"))
 
 
-def cafe_groups(rng: np.random.Generator) -> list[Group]:
-    """The board with seated guests and the bar, tiles in players' hands, a face-down supply."""
-    layout = reference_layout()
-    tiles = _tile_ids()
+def board_piece(layout: dict[str, Any]) -> PlacedPiece:
+    """The Café board lying flat, centred at the table's origin."""
     bw, bh = board_size_mm()
-    board = PlacedPiece(
+    return PlacedPiece(
         "board",
         None,
         (0.0, 0.0),
@@ -141,6 +139,14 @@ def cafe_groups(rng: np.random.Generator) -> list[Group]:
         layout=layout,
         group="board",
     )
+
+
+def cafe_groups(rng: np.random.Generator) -> list[Group]:
+    """The board with seated guests and the bar, tiles in players' hands, a face-down supply."""
+    layout = reference_layout()
+    tiles = _tile_ids()
+    bw, bh = board_size_mm()
+    board = board_piece(layout)
     seated: list[PlacedPiece] = [board]
     chairs = np.array([c["center"] for c in layout["chairs"]], np.float64)
     chair_mm = board_unit_to_local_mm(chairs)
