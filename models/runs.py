@@ -76,6 +76,30 @@ def load_checkpoint(folder: Path) -> dict[str, Any] | None:
     return torch.load(path, map_location="cpu", weights_only=False)
 
 
+def restore_training(
+    folder: Path, init: str | Path | None, net: Any, optimiser: Any, schedule: Any
+) -> tuple[int, int, dict[str, Any] | None]:
+    """Start weights from `init` (fine-tuning from another run), then resume `folder`'s own last
+    checkpoint if it has one. Returns (epoch, step, checkpoint) to continue from.
+
+    Raises:
+        SystemExit: `init` names a run with no checkpoint.
+    """
+    if init is not None:
+        initial = load_checkpoint(Path(init))
+        if initial is None:
+            raise SystemExit(f"no checkpoint in {init}")
+        net.load_state_dict(initial["model"])
+    checkpoint = load_checkpoint(folder)
+    if checkpoint is None:
+        return 0, 0, None
+    net.load_state_dict(checkpoint["model"])
+    optimiser.load_state_dict(checkpoint["optimiser"])
+    schedule.load_state_dict(checkpoint["schedule"])
+    print(f"resuming {folder.name} at epoch {checkpoint['epoch']}")
+    return checkpoint["epoch"], checkpoint["step"], checkpoint
+
+
 def append_history(folder: Path, line: dict[str, Any]) -> None:
     """Append one epoch's numbers to ``history.jsonl``."""
     with (folder / "history.jsonl").open("a") as f:

@@ -23,7 +23,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.runs import append_history, load_checkpoint, run_folder, save_checkpoint, write_json
+from models.runs import (
+    append_history,
+    restore_training,
+    run_folder,
+    save_checkpoint,
+    write_json,
+)
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "detector.onnx"
 KIND_INDEX = {"card": 0, "tile": 1, "die": 2}
@@ -262,19 +268,7 @@ def train_detector(args: argparse.Namespace) -> Path:
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=args.lr, total_steps=max(1, steps_per_epoch * epochs), pct_start=0.1
     )
-    start_epoch, step = 0, 0
-    if args.init is not None:
-        initial = load_checkpoint(Path(args.init))
-        if initial is None:
-            raise SystemExit(f"no checkpoint in {args.init}")
-        net.load_state_dict(initial["model"])
-    checkpoint = load_checkpoint(folder)
-    if checkpoint is not None:
-        net.load_state_dict(checkpoint["model"])
-        optimiser.load_state_dict(checkpoint["optimiser"])
-        schedule.load_state_dict(checkpoint["schedule"])
-        start_epoch, step = checkpoint["epoch"], checkpoint["step"]
-        print(f"resuming {folder.name} at epoch {start_epoch}")
+    start_epoch, step, _ = restore_training(folder, args.init, net, optimiser, schedule)
     for epoch in range(start_epoch, epochs):
         net.train()
         bar = tqdm(

@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from models.runs import append_history, load_checkpoint, run_folder, save_checkpoint, write_json
+from models.runs import (
+    append_history,
+    restore_training,
+    run_folder,
+    save_checkpoint,
+    write_json,
+)
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "dice_reader.onnx"
 
@@ -141,20 +147,9 @@ def train_dice(args: argparse.Namespace) -> Path:
         optimiser, max_lr=args.lr, total_steps=max_steps, pct_start=0.15
     )
     generator = torch.Generator().manual_seed(args.seed)
-    start_epoch, step = 0, 0
-    if args.init is not None:
-        initial = load_checkpoint(Path(args.init))
-        if initial is None:
-            raise SystemExit(f"no checkpoint in {args.init}")
-        net.load_state_dict(initial["model"])
-    checkpoint = load_checkpoint(folder)
+    start_epoch, step, checkpoint = restore_training(folder, args.init, net, optimiser, schedule)
     if checkpoint is not None:
-        net.load_state_dict(checkpoint["model"])
-        optimiser.load_state_dict(checkpoint["optimiser"])
-        schedule.load_state_dict(checkpoint["schedule"])
         generator.set_state(checkpoint["generator"])
-        start_epoch, step = checkpoint["epoch"], checkpoint["step"]
-        print(f"resuming {folder.name} at epoch {start_epoch}")
     # --- train
     for epoch in range(start_epoch, epochs):
         net.train()
