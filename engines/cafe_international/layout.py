@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -180,25 +180,34 @@ def _bar_values(value: Any, where: str, problems: list[str]) -> tuple[int, ...]:
     return tuple(value)
 
 
-def _parse_tables(data: Any, problems: list[str]) -> list[Table]:
+def _entries(
+    data: Any, field: str, noun: str, problems: list[str]
+) -> Iterator[tuple[str, Mapping[str, Any], str]]:
+    """The objects of list `field` that have a fresh non-empty id, as (where, entry, id);
+    every other entry is reported in `problems` and skipped."""
     if not isinstance(data, list) or not data:
-        problems.append(f"tables must be a non-empty list, got {data!r}")
-        return []
-    tables: list[Table] = []
+        problems.append(f"{field} must be a non-empty list, got {data!r}")
+        return
     seen: set[str] = set()
     for position, entry in enumerate(data):
-        where = f"tables[{position}]"
+        where = f"{field}[{position}]"
         if not isinstance(entry, Mapping):
             problems.append(f"{where} must be an object, got {entry!r}")
             continue
-        table_id = entry.get("id")
-        if not isinstance(table_id, str) or not table_id:
-            problems.append(f"{where}.id must be a non-empty string, got {table_id!r}")
+        entry_id = entry.get("id")
+        if not isinstance(entry_id, str) or not entry_id:
+            problems.append(f"{where}.id must be a non-empty string, got {entry_id!r}")
             continue
-        if table_id in seen:
-            problems.append(f"duplicate table id {table_id!r} in {where}")
+        if entry_id in seen:
+            problems.append(f"duplicate {noun} id {entry_id!r} in {where}")
             continue
-        seen.add(table_id)
+        seen.add(entry_id)
+        yield where, entry, entry_id
+
+
+def _parse_tables(data: Any, problems: list[str]) -> list[Table]:
+    tables: list[Table] = []
+    for where, entry, table_id in _entries(data, "tables", "table", problems):
         nationality = entry.get("nationality")
         if nationality not in NATIONALITY_IDS:
             problems.append(f"unknown nationality {nationality!r} in {where}.nationality")
@@ -209,24 +218,8 @@ def _parse_tables(data: Any, problems: list[str]) -> list[Table]:
 
 
 def _parse_chairs(data: Any, table_ids: set[str], problems: list[str]) -> list[Chair]:
-    if not isinstance(data, list) or not data:
-        problems.append(f"chairs must be a non-empty list, got {data!r}")
-        return []
     chairs: list[Chair] = []
-    seen: set[str] = set()
-    for position, entry in enumerate(data):
-        where = f"chairs[{position}]"
-        if not isinstance(entry, Mapping):
-            problems.append(f"{where} must be an object, got {entry!r}")
-            continue
-        chair_id = entry.get("id")
-        if not isinstance(chair_id, str) or not chair_id:
-            problems.append(f"{where}.id must be a non-empty string, got {chair_id!r}")
-            continue
-        if chair_id in seen:
-            problems.append(f"duplicate chair id {chair_id!r} in {where}")
-            continue
-        seen.add(chair_id)
+    for where, entry, chair_id in _entries(data, "chairs", "chair", problems):
         tables = entry.get("tables")
         if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
             problems.append(f"{where}.tables must be a list of table ids, got {tables!r}")
