@@ -21,6 +21,7 @@ import pytest
 from datasets.art import board
 from engines.cafe_international import layout_from_json
 from vision import layout_trace as lt
+from vision.layout_trace import flags as lt_flags
 
 REFERENCE = Path(__file__).resolve().parents[2] / (
     "engines/cafe_international/data/reference_layout.json"
@@ -267,7 +268,7 @@ def test_each_flag_is_told_from_the_others(nationality: str) -> None:
     """A table with a flag drawn from the flag table is read as that flag, upright."""
     view = np.full((300, 300, 3), (238, 246, 250), np.uint8)
     flag = cv2.resize(
-        lt._draw_flag(lt.FLAGS[nationality]), (96, 64), interpolation=cv2.INTER_NEAREST
+        lt_flags._draw_flag(lt.FLAGS[nationality]), (96, 64), interpolation=cv2.INTER_NEAREST
     )
     view[118:182, 102:198] = flag
     cv2.circle(view, (150, 150), 75, (40, 40, 40), 3)
