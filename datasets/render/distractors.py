@@ -1,5 +1,8 @@
-"""Things on a real table that are not pieces: coins, pens, score pads, cups, cables, dice trays,
-and hands and arms reaching over the pieces.
+"""Things on a real table that are not pieces: coins, pens, score pads, cups, cables (some with a
+ferrite bead), dice trays, laptop keyboards, and hands and arms reaching over the pieces.
+
+Keyboards and ferrite beads are here because a detector trained without them took keycaps and beads
+on real webcam photos for dice: both are small raised blocks with a printed mark or a highlight.
 
 Each kind has a sampler (random parameters → `Distractor`, plain JSON values) and a drawer that
 renders it into the pinhole image and marks what it covers in the id buffer (``-1``: no piece).
@@ -20,7 +23,7 @@ from datasets.render.camera import Camera
 from datasets.render.lighting import Light
 from datasets.render.pieces import Distractor
 
-FLAT_KINDS = ("coin", "pen", "pad", "cable", "tray")
+FLAT_KINDS = ("coin", "pen", "pad", "cable", "tray", "keyboard")
 TALL_KINDS = ("cup",)
 
 
@@ -68,6 +71,20 @@ _TRAYS = [
     ((110, 50, 20), (30, 30, 30)),
     ((40, 40, 130), (70, 90, 110)),
 ]
+# keyboards: (body, keycaps, printed glyphs), BGR; silver or dark bodies, light or black keycaps
+_KEYBOARDS = [
+    ((188, 190, 194), (34, 34, 37), (228, 228, 228)),
+    ((48, 48, 52), (30, 30, 33), (220, 220, 220)),
+    ((222, 223, 220), (240, 240, 238), (70, 70, 70)),
+    ((72, 72, 78), (196, 198, 200), (45, 45, 45)),
+    ((28, 28, 30), (214, 214, 216), (30, 30, 30)),
+    ((170, 172, 176), (236, 236, 234), (90, 90, 90)),
+]
+_FERRITES = [(24, 24, 27), (40, 40, 44), (62, 62, 66)]
+# a book lying about is often a laptop: this share of "book" draws is a keyboard (~10% of scenes)
+_LAPTOP_SHARE_OF_BOOKS = 0.65
+# a cable carries a ferrite bead this often
+_FERRITE_PROBABILITY = 0.4
 # the 3x3 square OpenCV dilates with when given no kernel
 _DILATE_3X3 = np.ones((3, 3), np.uint8)
 
@@ -110,7 +127,9 @@ def sample_distractor(
                 "thickness": float(rng.uniform(1, 6)),
             },
         )
-    if kind == "book":  # a book, box or laptop lying about: a big plain slab
+    if kind == "book":  # a book, box or laptop lying about: a keyboard or a big plain slab
+        if rng.random() < _LAPTOP_SHARE_OF_BOOKS:
+            return sample_distractor(rng, "keyboard", centre)
         return Distractor(
             "pad",
             {
@@ -142,15 +161,21 @@ def sample_distractor(
             pts.append(
                 [pts[-1][0] + step * math.cos(heading), pts[-1][1] + step * math.sin(heading)]
             )
-        return Distractor(
-            "cable",
-            {
-                "points": pts,
-                "width": float(rng.uniform(3, 6)),
-                "colour": list(_INKS[int(rng.integers(2))]),
-            },
-            z_mm=0.5,
-        )
+        params: dict[str, Any] = {
+            "points": pts,
+            "width": float(rng.uniform(3, 6)),
+            "colour": list(_INKS[int(rng.integers(2))]),
+        }
+        if rng.random() < _FERRITE_PROBABILITY:
+            params["ferrite"] = {
+                "at": float(rng.uniform(0.08, 0.92)),  # fraction of the cable's length
+                "length": float(rng.uniform(20, 30)),
+                "diameter": float(rng.uniform(10, 14)),
+                "colour": list(_FERRITES[int(rng.integers(len(_FERRITES)))]),
+            }
+        return Distractor("cable", params, z_mm=0.5)
+    if kind == "keyboard":
+        return _sample_keyboard(rng, x, y, yaw)
     if kind == "tray":
         floor, wall = _TRAYS[int(rng.integers(len(_TRAYS)))]
         size = extra.get("size") or [float(rng.uniform(180, 260)), float(rng.uniform(130, 180))]
@@ -185,6 +210,41 @@ def sample_distractor(
             z_mm=1e6,
         )
     raise ValueError(f"unknown distractor kind {kind!r}")
+
+
+def _sample_keyboard(rng: np.random.Generator, x: float, y: float, yaw: float) -> Distractor:
+    """A laptop (keys at the back, palm rest and touchpad in front) or a separate keyboard."""
+    laptop = bool(rng.random() < 0.65)
+    body, keys, glyphs = _KEYBOARDS[int(rng.integers(len(_KEYBOARDS)))]
+    key, gap = float(rng.uniform(15, 18)), float(rng.uniform(2.5, 3.5))
+    cols = int(rng.integers(11, 16))
+    function_row = bool(rng.random() < 0.7)
+    margin = float(rng.uniform(8, 18)) if laptop else float(rng.uniform(6, 12))
+    palm = float(rng.uniform(60, 100)) if laptop else 0.0
+    pitch = key + gap
+    rows_depth = 5 * pitch + (0.6 * pitch if function_row else 0.0) - gap
+    return Distractor(
+        "keyboard",
+        {
+            "centre": [x, y],
+            "yaw": yaw,
+            "size": [cols * pitch - gap + 2 * margin, rows_depth + 2 * margin + palm],
+            "thickness": float(rng.uniform(8, 18)) if laptop else float(rng.uniform(10, 22)),
+            "margin": margin,
+            "key": key,
+            "gap": gap,
+            "cols": cols,
+            "function_row": function_row,
+            # laptop keys barely stand out; a desk keyboard's caps stand like small dice
+            "key_height": float(rng.uniform(0.6, 1.6)) if laptop else float(rng.uniform(3, 6)),
+            "touchpad": laptop,
+            "body_colour": list(body),
+            "key_colour": list(keys),
+            "glyph_colour": list(glyphs),
+            "glyph_centred": bool(rng.random() < 0.5),
+            "lowercase": bool(rng.random() < 0.3),
+        },
+    )
 
 
 # --- drawers
@@ -383,6 +443,363 @@ def _draw_cable(
             _raster.SHIFT,
         )
     cv2.polylines(ids, [_raster.fixed(px)], False, -1, width, cv2.LINE_8, _raster.SHIFT)
+    if "ferrite" in p:
+        _draw_ferrite(image, ids, camera, light, pts, p["ferrite"])
+
+
+def _light_vector(light: Light) -> np.ndarray:
+    """Unit vector from the table towards the light (the shadow falls the other way)."""
+    a, e = math.radians(light.direction_deg), math.radians(max(light.elevation_deg, 5.0))
+    return np.array([math.cos(a) * math.cos(e), math.sin(a) * math.cos(e), math.sin(e)])
+
+
+def _draw_ferrite(
+    image: np.ndarray,
+    ids: np.ndarray,
+    camera: Camera,
+    light: Light,
+    path_mm: np.ndarray,
+    ferrite: dict[str, Any],
+) -> None:
+    """A ferrite bead: a dark cylinder lying on the table around the cable at `ferrite["at"]`.
+
+    Drawn as lit bands round its axis (diffuse from the scene light plus a highlight from the
+    ceiling, so a glossy streak runs along its length in every scene) and the end facing the camera.
+    """
+    seg = np.diff(path_mm, axis=0)
+    lengths = np.hypot(seg[:, 0], seg[:, 1])
+    cum = np.concatenate([[0.0], np.cumsum(lengths)])
+    if cum[-1] <= 0:
+        return
+    along = float(ferrite["at"]) * cum[-1]
+    i = int(np.clip(np.searchsorted(cum, along) - 1, 0, len(seg) - 1))
+    frac = (along - cum[i]) / max(float(lengths[i]), 1e-9)
+    centre = path_mm[i] + seg[i] * frac
+    axis = seg[i] / max(float(lengths[i]), 1e-9)
+    side = np.array([-axis[1], axis[0]])
+    r, half = float(ferrite["diameter"]) / 2, float(ferrite["length"]) / 2
+    base = np.array(ferrite["colour"], np.float64)
+    footprint = np.array(
+        [
+            centre - axis * half - side * r,
+            centre + axis * half - side * r,
+            centre + axis * half + side * r,
+            centre - axis * half + side * r,
+        ]
+    )
+    thetas = np.linspace(-np.pi, np.pi, 17)  # angle round the axis, 0 = top
+
+    def ring(t: float, angles: np.ndarray) -> np.ndarray:
+        xy = centre + axis * t + np.outer(np.sin(angles), side) * r
+        return np.column_stack([xy, r + r * np.cos(angles)])
+
+    ends = [ring(-half, thetas), ring(half, thetas)]
+    if np.any(camera.depth(np.vstack(ends)) < 20.0):
+        return  # at or behind the camera: out of the picture, and its projection would fold
+    _raster.soft_shadow(
+        image, _cast(camera, light, footprint, 2 * r), 2.5, 0.3 + 0.45 * light.shadow_strength
+    )
+    px = [camera.project_pinhole(e) for e in ends]
+    silhouette = _hull(np.vstack(px))
+    _raster.fill_polygon(image, silhouette, _shade(ferrite["colour"], 0.7))
+    eye = camera.position
+    to_light = _light_vector(light)
+    up = np.array([0.0, 0.0, 1.0])
+    for j in range(len(thetas) - 1):
+        mid = (thetas[j] + thetas[j + 1]) / 2
+        normal = np.array([side[0] * math.sin(mid), side[1] * math.sin(mid), math.cos(mid)])
+        point = np.array([*(centre + side * r * math.sin(mid)), r + r * math.cos(mid)])
+        view = eye - point
+        view /= max(float(np.linalg.norm(view)), 1e-9)
+        if float(normal @ view) <= 0:
+            continue
+        diffuse = max(0.0, float(normal @ to_light))
+        half_light = (to_light + view) / max(float(np.linalg.norm(to_light + view)), 1e-9)
+        half_up = (up + view) / max(float(np.linalg.norm(up + view)), 1e-9)
+        gloss = 0.6 * max(0.0, float(normal @ half_light)) ** 30
+        gloss += 0.45 * max(0.0, float(normal @ half_up)) ** 16
+        colour = np.clip(base * (0.5 + 0.7 * diffuse) + 255 * gloss, 0, 255)
+        band = np.vstack([px[0][j : j + 2], px[1][j : j + 2][::-1]])
+        _raster.fill_polygon(image, band, _raster.float3(colour))
+    for sign, end in ((-1.0, 0), (1.0, 1)):
+        normal = np.array([axis[0] * sign, axis[1] * sign, 0.0])
+        cap_centre = np.array([*(centre + axis * half * sign), r])
+        if float(normal @ (eye - cap_centre)) > 0:
+            shade = 0.45 + 0.6 * max(0.0, float(normal @ to_light))
+            _raster.fill_polygon(image, px[end], _shade(ferrite["colour"], shade))
+    _raster.fill_ids(ids, silhouette, -1)
+
+
+# --- keyboards
+_KEY_ROW_CHARS = ("1234567890-=", "QWERTYUIOP[]", "ASDFGHJKL;'", "ZXCVBNM,./")
+
+
+def _key_rows(cols: int, function_row: bool, lowercase: bool) -> list[list[tuple[float, str]]]:
+    """Rows of (width in key pitches, printed label), back to front; every row spans `cols`."""
+
+    def ones(chars: str, n: int) -> list[tuple[float, str]]:
+        text = (chars * 3)[:n]
+        return [(1.0, ch.lower() if lowercase else ch) for ch in text]
+
+    rows = [
+        ones(_KEY_ROW_CHARS[0], cols - 2) + [(2.0, "del")],
+        [(1.5, "tab"), *ones(_KEY_ROW_CHARS[1], cols - 3), (1.5, "\\")],
+        [(1.75, "caps"), *ones(_KEY_ROW_CHARS[2], cols - 4), (2.25, "enter")],
+        [(2.25, "shift"), *ones(_KEY_ROW_CHARS[3], cols - 5), (2.75, "shift")],
+        [(1.0, "fn"), (1.0, "ctrl"), (1.25, "alt"), (cols - 7.5, ""), (1.25, "alt")]
+        + [(1.0, "<"), (1.0, "v"), (1.0, ">")],
+    ]
+    if function_row:
+        rows.insert(0, [(1.0, "esc")] + [(1.0, f"F{i + 1}") for i in range(cols - 1)])
+    return rows
+
+
+def _key_rects(p: dict[str, Any]) -> list[tuple[float, float, float, float, str]]:
+    """Keycaps as (u0, v0, u1, v1, label) in mm from the body's back-left corner."""
+    key, gap = float(p["key"]), float(p["gap"])
+    pitch = key + gap
+    out = []
+    v = float(p["margin"])
+    for r, row in enumerate(_key_rows(int(p["cols"]), bool(p["function_row"]), p["lowercase"])):
+        short = r == 0 and p["function_row"]  # laptops' function keys are half height
+        height = 0.6 * pitch - gap if short else key
+        u = float(p["margin"])
+        for units, label in row:
+            out.append((u, v, u + units * pitch - gap, v + height, label))
+            u += units * pitch
+        v += height + gap
+    return out
+
+
+_ARC = np.linspace(0, np.pi / 2, 4)
+# outward normals of a rounded rectangle's 16 vertices: top-right, bottom-right, bottom-left and
+# top-left arcs, clockwise on the image (v down)
+_ROUND_NORMALS = np.vstack(
+    [
+        np.column_stack([np.sin(_ARC), -np.cos(_ARC)]),
+        np.column_stack([np.cos(_ARC), np.sin(_ARC)]),
+        np.column_stack([-np.sin(_ARC), np.cos(_ARC)]),
+        np.column_stack([-np.cos(_ARC), -np.sin(_ARC)]),
+    ]
+)
+
+
+def _rounded_rects(boxes: np.ndarray, radius: float) -> np.ndarray:
+    """Polygons (n, 16, 2) of axis-aligned rectangles (n, 4: u0, v0, u1, v1), rounded corners."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    u0, v0, u1, v1 = boxes.T
+    r = np.clip(np.minimum(radius, np.minimum(u1 - u0, v1 - v0) / 2), 0.0, None)
+    centres = np.stack(
+        [
+            np.column_stack([u1 - r, v0 + r]),
+            np.column_stack([u1 - r, v1 - r]),
+            np.column_stack([u0 + r, v1 - r]),
+            np.column_stack([u0 + r, v0 + r]),
+        ],
+        axis=1,
+    )
+    return np.repeat(centres, 4, axis=1) + r[:, None, None] * _ROUND_NORMALS[None]
+
+
+def _swept(polygons: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Outlines (n, 32, 2) of rounded rectangles (n, 16, 2) swept along `shifts` (n, 2).
+
+    Vertices facing along the shift move with it; at each change of side both positions are kept,
+    which traces the convex hull of each rectangle and its shifted copy without a hull call.
+    """
+    moves = (_ROUND_NORMALS @ shifts.T).T > 0  # (n, 16)
+    first = polygons + shifts[:, None] * moves[..., None]
+    second = polygons + shifts[:, None] * np.roll(moves, -1, axis=1)[..., None]
+    return np.stack([first, second], axis=2).reshape(len(polygons), -1, 2)
+
+
+def _mix(colour: list[float] | tuple[float, ...], towards: float, t: float) -> tuple[float, ...]:
+    """`colour` moved a fraction `t` towards the grey level `towards`, opaque (BGRA)."""
+    return (*(float(c + (towards - c) * t) for c in colour[:3]), 255.0)
+
+
+def _keyboard_texture(
+    p: dict[str, Any],
+    scale: float,
+    pad_mm: float,
+    eye_uv: np.ndarray,
+    eye_height: float,
+    shadow_uv: np.ndarray,
+) -> np.ndarray:
+    """BGRA top view of the keyboard at `scale` px/mm with `pad_mm` transparent border.
+
+    The texture lies on the body's top plane. Each keycap's top is drawn where the camera sees it
+    (pushed away from the camera's foot `eye_uv` by its height, seen from `eye_height` above the
+    plane), joined to its foot by its side faces, so caps stand up like small dice; their shadows
+    fall by `shadow_uv` (mm). Shadows, then sides, then caps: a nearer cap covers the foot of the
+    cap behind it, as it does in a photo.
+    """
+    w, dep = p["size"]
+    size = (int(math.ceil((w + 2 * pad_mm) * scale)), int(math.ceil((dep + 2 * pad_mm) * scale)))
+    tex = np.zeros((size[1], size[0], 4), np.uint8)
+
+    def fill(polygons_mm: np.ndarray, colour: tuple[float, ...]) -> None:
+        px = np.round((np.asarray(polygons_mm) + pad_mm) * (scale * (1 << _raster.SHIFT)))
+        polygons = list(px.astype(np.int32).reshape(-1, px.shape[-2], 1, 2))
+        cv2.fillPoly(tex, polygons, colour, cv2.LINE_AA, _raster.SHIFT)
+
+    body, keys, glyph = p["body_colour"], p["key_colour"], p["glyph_colour"]
+    fill(_rounded_rects(np.array([0, 0, w, dep]), 9.0), _mix(body, 255, 0.16))  # chamfered rim
+    inset = max(0.6, 1.2 / scale)
+    fill(_rounded_rects(np.array([inset, inset, w - inset, dep - inset]), 8.0), _mix(body, 0, 0))
+    rects = _key_rects(p)
+    boxes = np.array([r[:4] for r in rects], np.float64)
+    gap, kh, margin = float(p["gap"]), float(p["key_height"]), float(p["margin"])
+    keys_bottom = float(boxes[:, 3].max())
+    if p["touchpad"]:  # the keyboard sits in a slightly darker well; the palm rest has a touchpad
+        well = np.array([margin - gap, margin - gap, w - margin + gap, keys_bottom + gap])
+        fill(_rounded_rects(well, 3.0), _mix(body, 0, 0.12))
+        top, height = keys_bottom + margin, dep - keys_bottom - 2 * margin
+        pad_w = min(0.45 * w, 1.6 * height)
+        outline = _rounded_rects(
+            np.array([w / 2 - pad_w / 2, top, w / 2 + pad_w / 2, top + height]), 4.0
+        )
+        fill(outline, _mix(body, 0, 0.15))
+        fill(outline * 0.985 + outline.mean(axis=1) * 0.015, _mix(body, 255, 0.04))
+    lift = kh / max(eye_height - kh, 30.0)  # how far a cap's top moves per mm from the camera foot
+    taper = 0.3 + 0.08 * kh  # caps are a little wider at the foot
+    corner = 0.12 * float(p["key"])
+    feet = _rounded_rects(boxes + np.array([-taper, -taper, taper, taper]), corner)
+    shifts = ((boxes[:, :2] + boxes[:, 2:]) / 2 - eye_uv) * lift
+    caps = _rounded_rects(boxes, corner) + shifts[:, None]
+    fill(feet + shadow_uv, _mix(body, 0, 0.45))
+    fill(_swept(feet, shifts), _mix(keys, 0, 0.3))
+    fill(caps, _mix(keys, 0, 0))
+    key_px = float(p["key"]) * scale
+    if key_px < 8:  # glyphs would be a pixel or two: the warp blurs them away anyway
+        return tex
+    glyph_colour = (*(float(c) for c in glyph[:3]), 255.0)
+    thickness = max(1, round(key_px * 0.05))
+    for (u0, v0, u1, v1, label), shift in zip(rects, shifts, strict=True):
+        if not label:
+            continue
+        letter = len(label) == 1
+        font_scale = (0.34 if letter else 0.2) * min(v1 - v0, float(p["key"])) * scale / 22.0
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+        cu, cv = (u0 + shift[0] + pad_mm) * scale, (v0 + shift[1] + pad_mm) * scale
+        cw, ch = (u1 - u0) * scale, (v1 - v0) * scale
+        if p["glyph_centred"] and letter:
+            org = (cu + (cw - tw) / 2, cv + (ch + th) / 2)
+        else:
+            org = (cu + 0.16 * key_px, cv + 0.16 * key_px + th)
+        cv2.putText(
+            tex,
+            label,
+            (round(org[0]), round(org[1])),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale,
+            glyph_colour,
+            thickness,
+            cv2.LINE_AA,
+        )
+    return tex
+
+
+def _in_front(camera: Camera, polygon_mm: np.ndarray, near: float = 20.0) -> np.ndarray:
+    """The part of the convex (n, 3) polygon at least `near` mm in front of the camera.
+
+    A big object next to a close camera can reach behind it; projecting those corners would fold
+    the polygon through infinity (Sutherland-Hodgman against the one near plane).
+    """
+    depth = camera.depth(polygon_mm) - near
+    if np.all(depth >= 0):
+        return polygon_mm
+    out = []
+    for i in range(len(polygon_mm)):
+        j = (i + 1) % len(polygon_mm)
+        if depth[i] >= 0:
+            out.append(polygon_mm[i])
+        if (depth[i] >= 0) != (depth[j] >= 0):
+            out.append(
+                polygon_mm[i] + (polygon_mm[j] - polygon_mm[i]) * (depth[i] / (depth[i] - depth[j]))
+            )
+    return np.array(out, np.float64).reshape(-1, 3)
+
+
+def _draw_keyboard(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
+    p = d.params
+    w, dep = p["size"]
+    t, kh = float(p["thickness"]), float(p["key_height"])
+    z0, z_top = d.z_mm, d.z_mm + t
+    a = math.radians(p["yaw"])
+    ex, ey = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centre = np.array(p["centre"], np.float64)
+
+    def world(uv: np.ndarray) -> np.ndarray:
+        """Texture-frame mm (from the back-left corner, v to the front) → table mm."""
+        uv = np.asarray(uv, np.float64).reshape(-1, 2)
+        return centre + np.outer(uv[:, 0] - w / 2, ex) + np.outer(dep / 2 - uv[:, 1], ey)
+
+    def seen(xy: np.ndarray, z: float) -> np.ndarray:
+        """Pinhole pixels of the part of the table-mm polygon `xy` at height `z` the camera sees."""
+        front = _in_front(camera, np.hstack([xy, np.full((len(xy), 1), z)]))
+        return camera.project_pinhole(front) if len(front) else np.zeros((0, 2))
+
+    corners = np.array([[0.0, 0.0], [w, 0.0], [w, dep], [0.0, dep]])
+    footprint = world(corners)
+    sides = np.vstack([seen(footprint, z0), seen(footprint, z_top)])
+    if len(sides) < 3:
+        return
+    sides = _hull(sides)
+    eye = camera.position
+    eye_height = float(eye[2]) - z_top
+    rel = eye[:2] - centre
+    eye_uv = np.array([rel @ ex + w / 2, dep / 2 - rel @ ey])
+    lift = kh / max(eye_height - kh, 30.0)
+    reach = max(float(np.linalg.norm(c - eye_uv)) for c in corners) * lift
+    pad_mm = min(reach, 40.0) + 1.0
+    dx, dy = light.shadow_offset(kh)
+    shadow_uv = np.array([dx * ex[0] + dy * ex[1], -(dx * ey[0] + dy * ey[1])])
+    shadow_uv *= min(1.0, 0.5 * float(p["gap"]) / max(float(np.linalg.norm(shadow_uv)), 1e-9))
+    scale = float(
+        np.clip(1.3 * _px_per_mm(camera, float(centre[0]), float(centre[1]), z_top), 1.2, 5.0)
+    )
+    scale = min(scale, 1600.0 / (max(w, dep) + 2 * pad_mm))
+
+    sx, sy = light.shadow_offset(t + 1.0)
+    shadow = seen(_hull(np.vstack([footprint, footprint + (sx, sy)])), z0)
+    if len(shadow) >= 3:
+        _raster.soft_shadow(image, _hull(shadow), 4.0, 0.3 + 0.45 * light.shadow_strength)
+    _raster.fill_polygon(image, sides, _shade(p["body_colour"], 0.62))
+    outer = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * pad_mm + corners
+    top = seen(world(outer), z_top)
+    h, wi = image.shape[:2]
+    box = _raster.roi(top, wi, h, 1.0) if len(top) >= 3 else None
+    if box is not None:
+        x0, y0, x1, y1 = box
+        # texture px → table mm on the top plane → pinhole px of the region
+        to_plane = np.array(
+            [
+                [ex[0] / scale, -ey[0] / scale, 0.0],
+                [ex[1] / scale, -ey[1] / scale, 0.0],
+                [0.0, 0.0, 1.0],
+            ]
+        )
+        to_plane[:2, 2] = world(np.array([[-pad_mm, -pad_mm]]))[0]
+        shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
+        matrix = shift @ camera.plane_homography(z_top) @ to_plane
+        tex = _keyboard_texture(p, scale, pad_mm, eye_uv, eye_height, shadow_uv)
+        warped = cv2.warpPerspective(
+            tex, matrix, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+        )
+        outline = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(outline, [_raster.fixed(top, (x0, y0))], 255, cv2.LINE_AA, _raster.SHIFT)
+        cover = cv2.min(warped[:, :, 3], outline)
+        _raster.blend_inplace(image[y0:y1, x0:x1], warped[:, :, :3], cover)
+        # a magnified texture's edge spreads past the outline: whatever it tints is no piece
+        ids[y0:y1, x0:x1][cover >= 32] = -1
+    rects = _key_rects(p)
+    lo = (min(r[0] for r in rects), min(r[1] for r in rects))
+    hi = (max(r[2] for r in rects), max(r[3] for r in rects))
+    key_area = seen(world(np.array([lo, (hi[0], lo[1]), hi, (lo[0], hi[1])])), z_top + kh)
+    _raster.fill_ids(ids, _hull(np.vstack([sides, key_area])), -1)
 
 
 def tray_floor_height(d: Distractor) -> float:
@@ -575,6 +992,7 @@ DRAWERS: dict[str, Callable[..., None]] = {
     "cable": _draw_cable,
     "tray": _draw_tray,
     "hand": _draw_hand,
+    "keyboard": _draw_keyboard,
 }
 
 
