@@ -1,5 +1,6 @@
 """Things on a real table that are not pieces: coins, pens, score pads, cups, cables (some with a
-ferrite bead), dice trays, laptop keyboards, and hands and arms reaching over the pieces.
+ferrite bead), dice trays, laptop keyboards, plain cubes (sugar, erasers, wooden blocks), and hands
+and arms reaching over the pieces.
 
 Keyboards and ferrite beads are here because a detector trained without them took keycaps and beads
 on real webcam photos for dice: both are small raised blocks with a printed mark or a highlight.
@@ -24,7 +25,7 @@ from datasets.render.lighting import Light
 from datasets.render.pieces import Distractor
 
 FLAT_KINDS = ("coin", "pen", "pad", "cable", "tray", "keyboard")
-TALL_KINDS = ("cup",)
+TALL_KINDS = ("cup", "cube")
 
 
 def _circle(centre: tuple[float, float], radius: float, z: float, n: int = 28) -> np.ndarray:
@@ -81,6 +82,18 @@ _KEYBOARDS = [
     ((170, 172, 176), (236, 236, 234), (90, 90, 90)),
 ]
 _FERRITES = [(24, 24, 27), (40, 40, 44), (62, 62, 66)]
+# plain die-sized blocks without pips: (name, colours, edge range mm, height share range, grainy)
+_CUBES = [
+    ("sugar", [(236, 240, 242), (225, 232, 236)], (11.0, 16.0), (0.9, 1.05), True),
+    (
+        "eraser",
+        [(238, 238, 240), (190, 175, 235), (225, 205, 180)],
+        (14.0, 26.0),
+        (0.35, 0.6),
+        False,
+    ),
+    ("block", [(150, 195, 225), (120, 170, 205), (230, 230, 228)], (14.0, 22.0), (0.95, 1.0), True),
+]
 # a book lying about is often a laptop: this share of "book" draws is a keyboard (~10% of scenes)
 _LAPTOP_SHARE_OF_BOOKS = 0.65
 # a cable carries a ferrite bead this often
@@ -176,6 +189,23 @@ def sample_distractor(
         return Distractor("cable", params, z_mm=0.5)
     if kind == "keyboard":
         return _sample_keyboard(rng, x, y, yaw)
+    if kind == "cube":  # die-sized but no die: sugar cube, eraser, wooden block
+        name, colours, edge, height, grainy = _CUBES[int(rng.integers(len(_CUBES)))]
+        side = float(rng.uniform(*edge))
+        depth = side * (
+            float(rng.uniform(0.5, 0.8)) if name == "eraser" else float(rng.uniform(0.92, 1.0))
+        )
+        return Distractor(
+            "cube",
+            {
+                "centre": [x, y],
+                "yaw": yaw,
+                "size": [side, depth, side * float(rng.uniform(*height))],
+                "colour": list(colours[int(rng.integers(len(colours)))]),
+                "grain": float(rng.uniform(6, 16)) if grainy else 0.0,
+                "seed": int(rng.integers(1 << 30)),
+            },
+        )
     if kind == "tray":
         floor, wall = _TRAYS[int(rng.integers(len(_TRAYS)))]
         size = extra.get("size") or [float(rng.uniform(180, 260)), float(rng.uniform(130, 180))]
@@ -802,6 +832,75 @@ def _draw_keyboard(
     _raster.fill_ids(ids, _hull(np.vstack([sides, key_area])), -1)
 
 
+def _draw_cube(
+    image: np.ndarray, ids: np.ndarray, camera: Camera, light: Light, d: Distractor
+) -> None:
+    """A plain block: lit faces like a die's, a soft edge, and (sugar, wood) a grainy surface."""
+    p = d.params
+    length, width, height = p["size"]
+    a = math.radians(p["yaw"])
+    ex, ey = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    centre = np.array(p["centre"], np.float64)
+    base = np.array(
+        [
+            centre + (sx * length / 2) * ex + (sy * width / 2) * ey
+            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        ]
+    )
+    z0 = d.z_mm
+    bottom = np.hstack([base, np.full((4, 1), z0)])
+    top = np.hstack([base, np.full((4, 1), z0 + height)])
+    if np.any(camera.depth(np.vstack([bottom, top])) < 20.0):
+        return
+    sx, sy = light.shadow_offset(height)
+    scale = _px_per_mm(camera, float(centre[0]), float(centre[1]), z0)
+    shadow = camera.project_pinhole(
+        np.hstack([np.vstack([base, base + (sx, sy)]), np.full((8, 1), z0)])
+    )
+    _raster.soft_shadow(
+        image,
+        _hull(shadow),
+        max(0.6, scale * max(length, height) * 0.12 * (0.4 + light.shadow_softness)),
+        0.35 + 0.5 * light.shadow_strength,
+    )
+    silhouette = _hull(camera.project_pinhole(np.vstack([bottom, top])))
+    colour = np.array(p["colour"], np.float64)
+    _raster.fill_polygon(image, silhouette, _raster.float3(colour * 0.5))
+    eye, to_light = camera.position, _light_vector(light)
+    faces = [(top, np.array([0.0, 0.0, 1.0]))]
+    for i in range(4):
+        j = (i + 1) % 4
+        quad = np.array([bottom[i], bottom[j], top[j], top[i]])
+        outward = quad.mean(axis=0)[:2] - centre
+        faces.append((quad, np.array([*outward / max(float(np.linalg.norm(outward)), 1e-9), 0.0])))
+    for corners, normal in faces:
+        if float(normal @ (eye - corners.mean(axis=0))) <= 0:
+            continue
+        lambert = max(0.0, float(normal @ to_light))
+        shade = 0.78 + 0.3 * lambert if normal[2] > 0.5 else 0.5 + 0.55 * lambert
+        _raster.fill_polygon(
+            image, camera.project_pinhole(corners), _raster.float3(np.clip(colour * shade, 0, 255))
+        )
+    h, w = image.shape[:2]
+    box = _raster.roi(silhouette, w, h, 1.0)
+    if box is not None:
+        x0, y0, x1, y1 = box
+        region = image[y0:y1, x0:x1]
+        mask = np.zeros(region.shape[:2], np.uint8)
+        cv2.fillPoly(mask, [_raster.fixed(silhouette, (x0, y0))], 255, cv2.LINE_AA, _raster.SHIFT)
+        # a darker rim: the edges are worn round (sugar, erasers) or chamfered (blocks)
+        rim = max(1, round(scale * 0.8))
+        edge = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((rim + 1, rim + 1), np.uint8))
+        _raster.darken_inplace(region, cv2.min(edge, mask), 0.25)
+        if p["grain"] > 0:
+            rng = np.random.default_rng(int(p["seed"]))
+            noise = rng.normal(0.0, p["grain"], region.shape[:2]).astype(np.float32)
+            weight = mask.astype(np.float32)[..., None] / 255.0
+            grained = region.astype(np.float32) + noise[..., None] * weight
+            region[:] = np.clip(grained, 0, 255).astype(np.uint8)
+    _raster.fill_ids(ids, silhouette, -1)
+
+
 def tray_floor_height(d: Distractor) -> float:
     """Height (mm) of a tray's floor, where dice inside it rest."""
     return 3.0
@@ -993,6 +1092,7 @@ DRAWERS: dict[str, Callable[..., None]] = {
     "tray": _draw_tray,
     "hand": _draw_hand,
     "keyboard": _draw_keyboard,
+    "cube": _draw_cube,
 }
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from datasets.render import _art, _raster, dice, layouts
 from datasets.render.camera import Camera, sample_camera
-from datasets.render.distractors import FLAT_KINDS, draw_distractor
+from datasets.render.distractors import FLAT_KINDS, TALL_KINDS, draw_distractor
 from datasets.render.effects import Effects, apply_effects, encode_jpeg, sample_effects
 from datasets.render.lighting import Light, apply_light, sample_light
 from datasets.render.pieces import Distractor, PlacedPiece, TableScene
@@ -250,7 +250,7 @@ def render_pieces(
     tall: list[tuple[float, Any]] = [
         (_depth(camera, *p.centre_mm), p) for p in pieces if p.kind == "die"
     ]
-    tall += [(_depth(camera, *d.params["centre"]), d) for d in distractors if d.kind == "cup"]
+    tall += [(_depth(camera, *d.params["centre"]), d) for d in distractors if d.kind in TALL_KINDS]
     for _, item in sorted(tall, key=lambda t: -t[0]):
         if isinstance(item, Distractor):
             draw_distractor(image, ids, camera, light, item)

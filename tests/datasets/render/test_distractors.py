@@ -1,4 +1,5 @@
-"""Distractors that real photos mistook for dice: laptop keyboards and ferrite beads on cables.
+"""Distractors that real photos mistook for dice: laptop keyboards, ferrite beads on cables, and
+plain die-sized cubes.
 
 They must appear in training scenes, draw without error from any camera, be recorded in the truth
 and never count as pieces: the id buffer is -1 wherever they cover the picture.
@@ -12,10 +13,12 @@ import cv2
 import numpy as np
 import pytest
 
+from datasets.art import dice_king_style
 from datasets.render import layouts
 from datasets.render.camera import look_at_table
 from datasets.render.distractors import (
     FLAT_KINDS,
+    TALL_KINDS,
     _in_front,
     _key_rects,
     _rounded_rects,
@@ -23,7 +26,7 @@ from datasets.render.distractors import (
     draw_distractor,
     sample_distractor,
 )
-from datasets.render.pieces import Distractor
+from datasets.render.pieces import Distractor, PlacedPiece
 from datasets.render.scene import neutral_environment, render_pieces
 
 SIZE = (320, 240)
@@ -219,3 +222,42 @@ def test_drawing_is_deterministic():
         first, first_ids = _draw(d, camera)
         second, second_ids = _draw(d, camera)
         assert np.array_equal(first, second) and np.array_equal(first_ids, second_ids)
+
+
+def _cube(seed: int = 0, centre=(0.0, 0.0), **overrides) -> Distractor:
+    d = sample_distractor(np.random.default_rng(seed), "cube", centre)
+    d.params.update(overrides)
+    return d
+
+
+def test_cubes_are_tall_die_sized_blocks_with_plain_json_parameters():
+    assert "cube" in TALL_KINDS and "cube" not in FLAT_KINDS
+    for seed in range(30):
+        record = json.loads(json.dumps(_cube(seed).to_json()))
+        assert record["kind"] == "cube"
+        assert all(5.0 <= side <= 26.0 for side in record["size"]), record
+        assert record["grain"] >= 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_everything_a_cube_paints_is_marked_no_piece(seed):
+    camera = _camera(tilt=10.0 + 12 * seed, azimuth=80.0 * seed, distance=150.0)
+    image, ids = _draw(_cube(seed, colour=[236, 240, 242]), camera)
+    painted = _painted(image)
+    assert painted.sum() > 200  # a 10-26 mm block about 2 px/mm away
+    assert np.all(ids[painted] == -1)
+
+
+def test_a_cube_in_front_of_a_die_hides_part_of_it():
+    camera = _camera(tilt=45.0, azimuth=90.0, distance=250.0)  # looks towards +y
+    die = PlacedPiece(
+        "die", None, (0.0, 0.0), 20.0, (16.0, 16.0), 0.0, 16.0, value=4, front=2,
+        die_style=dice_king_style(0),
+    )  # fmt: skip
+    environment = neutral_environment(camera)
+    cube = _cube(1, centre=(0.0, -17.0), size=[16.0, 16.0, 16.0], yaw=0.0)
+    clear = render_pieces([die], [], environment)
+    hidden = render_pieces([die], [cube], environment)
+    assert clear.objects[0]["visible_fraction"] > 0.97
+    assert hidden.objects[0]["visible_fraction"] < clear.objects[0]["visible_fraction"] - 0.1
+    assert [d["kind"] for d in hidden.distractors] == ["cube"]
