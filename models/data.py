@@ -11,7 +11,7 @@ Two kinds of scene are mixed (the kind is recorded in the truth as ``"scene"``):
   and the die reader needs many of them.
 
 Public names: `SceneRecord`, `render_training_scene`, `build_scene_cache`, `read_scene_cache`,
-`extract_dice_crops`.
+`die_is_readable`, `extract_dice_crops`, `mine_false_dice`.
 """
 
 from __future__ import annotations
@@ -169,6 +169,34 @@ def read_scene_cache(folder: Path) -> Iterator[SceneRecord]:
             yield SceneRecord(folder / str(name), truth)
 
 
+# A die's value is unreadable when the camera's blur is large next to the die: pips are about 0.16
+# of the die's width apart from their neighbours' edges, so a blur of more than ~5.5 % of the width
+# blurs them past reading. Such dice still are dice (the detector must find them), but their value
+# is a guess.
+READABLE_BLUR_FRACTION = 0.055
+READABLE_MIN_WIDTH_PX = 10.0
+
+
+def die_is_readable(die: dict[str, Any], effects: dict[str, Any] | None) -> bool:
+    """Whether a rendered die's top face can be read at all (its size against the scene's blur).
+
+    Args:
+        die: the truth object of the die (its ``box`` in pixels).
+        effects: the scene's camera effects (``defocus_sigma`` and ``motion_length`` in pixels).
+    """
+    box = die.get("box")
+    if not box:
+        return False
+    width = float(max(box[2] - box[0], box[3] - box[1]))
+    if width < READABLE_MIN_WIDTH_PX:
+        return False
+    effects = effects or {}
+    blur = float(
+        np.hypot(effects.get("defocus_sigma", 0.0), effects.get("motion_length", 0.0) / 2.5)
+    )
+    return blur <= READABLE_BLUR_FRACTION * width
+
+
 def _main() -> None:  # pragma: no cover - a build helper: python -m models.data FOLDER COUNT SEED
     import sys
 
@@ -214,7 +242,8 @@ def extract_dice_crops(
     Each target die gives `jitters` crops whose box is shifted and scaled a little (an imperfect
     detector box); each scene gives `negatives` crops of die-sized boxes away from every die
     (value class 0, "not a die"). Returns arrays ``crops`` (N, S, S, 3) uint8, ``values`` (N,)
-    int64 (0–6), ``colours`` (N,) int64 (0 none, 1 r, 2 g, 3 b), ``scene`` (N,) int64.
+    int64 (0–6), ``colours`` (N,) int64 (0 none, 1 r, 2 g, 3 b), ``scene`` (N,) int64 and
+    ``readable`` (N,) bool (`die_is_readable`; negatives are readable: "not a die" is visible).
     """
     import cv2
     from tqdm import tqdm
@@ -226,6 +255,7 @@ def extract_dice_crops(
     values: list[int] = []
     colours: list[int] = []
     scenes: list[int] = []
+    readable: list[bool] = []
     records = [r for folder in folders for r in read_scene_cache(folder)]
     if limit is not None:
         records = records[:limit]
@@ -237,9 +267,11 @@ def extract_dice_crops(
         dice = [o for o in record.truth["objects"] if o["kind"] == "die" and o.get("box")]
         all_boxes = np.array([o["box"] for o in dice], np.float64).reshape(-1, 4)
         boxes, labels = [], []
+        effects = record.truth.get("params", {}).get("effects")
         for o in dice:
             if not o.get("target"):
                 continue
+            is_readable = die_is_readable(o, effects)
             box = np.array(o["box"], np.float64)
             centre, side = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
             for _ in range(jitters):
@@ -247,6 +279,7 @@ def extract_dice_crops(
                 s = side * rng.uniform(0.85, 1.25) * rng.uniform(0.92, 1.08, 2)
                 boxes.append(np.concatenate([c - s / 2, c + s / 2]))
                 labels.append((int(o["value"]), COLOUR_INDEX.get(o.get("colour"), 0)))
+                readable.append(is_readable)
         typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 40.0
         for _ in range(negatives):
             for _attempt in range(10):
@@ -256,6 +289,7 @@ def extract_dice_crops(
                 if not (_box_iou(box, all_boxes) > 0.05).any():
                     boxes.append(box)
                     labels.append((0, 0))
+                    readable.append(True)
                     break
         if not boxes:
             continue
@@ -268,4 +302,74 @@ def extract_dice_crops(
         "values": np.array(values, np.int64),
         "colours": np.array(colours, np.int64),
         "scene": np.array(scenes, np.int64),
+        "readable": np.array(readable, bool),
+    }
+
+
+def mine_false_dice(
+    folders: list[Path],
+    detector_model: Path,
+    *,
+    size: int = 40,
+    margin: float = 0.2,
+    threshold: float = 0.3,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Hard "not a die" crops: the detector's dice that are no die in the rendered scenes.
+
+    Random boxes on the table are easy negatives; what the reader must learn to refuse is what a
+    detector takes for a die (a pip of a big die, a coin, a letter on a card, a pen's cap). A
+    predicted die counts as false when it overlaps no recorded die (IoU ≤ 0.2) and is not most of
+    one (a box holding a quarter of a die's area or more may be a loose box on a real die).
+    Returns arrays as `extract_dice_crops` (values 0, colours 0, all readable).
+    """
+    import cv2
+    from tqdm import tqdm
+
+    from vision.detector import Detector, DetectorConfig
+    from vision.dice_reader import crop_dice
+
+    config = DetectorConfig(
+        score_thresholds={"card": 1.1, "tile": 1.1, "die": threshold}, threads=1
+    )
+    detector = Detector(detector_model, config)
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    crops: list[np.ndarray] = []
+    scenes: list[int] = []
+    for scene_index, record in enumerate(tqdm(records, desc="false dice", disable=not progress)):
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        dice = [o for o in record.truth["objects"] if o["kind"] == "die" and o.get("box")]
+        die_boxes = np.array([o["box"] for o in dice], np.float64).reshape(-1, 4)
+        found = detector.detect(image)
+        boxes = found.boxes_xyxy[found.kinds == "die"].astype(np.float64)
+        false = []
+        for box in boxes:
+            if len(die_boxes):
+                if (_box_iou(box, die_boxes) > 0.2).any():
+                    continue
+                area = (box[2] - box[0]) * (box[3] - box[1])
+                x1 = np.maximum(box[0], die_boxes[:, 0])
+                y1 = np.maximum(box[1], die_boxes[:, 1])
+                x2 = np.minimum(box[2], die_boxes[:, 2])
+                y2 = np.minimum(box[3], die_boxes[:, 3])
+                inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+                die_area = (die_boxes[:, 2] - die_boxes[:, 0]) * (die_boxes[:, 3] - die_boxes[:, 1])
+                if ((inter >= 0.25 * die_area) & (inter >= 0.5 * area)).any():
+                    continue
+            false.append(box)
+        if false:
+            crops.append(crop_dice(image, np.array(false), size=size, margin=margin))
+            scenes += [scene_index] * len(false)
+    n = len(scenes)
+    return {
+        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "values": np.zeros(n, np.int64),
+        "colours": np.zeros(n, np.int64),
+        "scene": np.array(scenes, np.int64),
+        "readable": np.ones(n, bool),
     }

@@ -58,6 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     dice = sub.add_parser("dice", help="the die reader (value 1-6 and pip colour)")
     _common(dice, "dice")
     dice.add_argument("--size", type=int, default=40, help="crop side in pixels")
+    dice.add_argument(
+        "--false-dice-from",
+        type=Path,
+        default=None,
+        help="a detector ONNX model: its false dice in the training scenes become 'not a die'",
+    )
+    dice.add_argument(
+        "--false-dice-scenes",
+        type=int,
+        default=3000,
+        help="scenes to mine false dice from (the first N of the training scenes)",
+    )
     detector = sub.add_parser("detector", help="the card/tile/die detector")
     _common(detector, "detector")
     detector.add_argument("--input", type=int, default=320, help="square training crop side")

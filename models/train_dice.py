@@ -3,10 +3,15 @@
 Verbs as for every model: build data (`models.data.extract_dice_crops`), train (this module),
 evaluate (``python -m models.evaluate``), export (`models.export.export_dice_reader`).
 
-Augmentation keeps labels exact: quarter turns and mirror images of a die face show the same
-value; brightness, contrast, noise, blur and down-then-up sampling imitate cameras. Colours are
-never shifted (r/g/b are labels). 5 % of the scenes are held out to fit the softmax temperature
-(calibrated scores) and to report accuracy.
+Augmentation keeps labels exact: a mirror image of a die shows the same value; brightness,
+contrast, noise, blur and down-then-up sampling imitate cameras. Colours are never shifted (r/g/b
+are labels). No quarter turns: a camera at the table's edge sees the top face above the side
+faces, and turning crops upside down taught the reader to count a side face's pips (real 4s read
+as 5s, 2s as 3s). A die too blurred or too small to read (`models.data.die_is_readable`) is trained
+towards "a die, value unknown" (equal odds on 1–6), so such dice get low scores, not guesses.
+5 % of the scenes are held out to fit the softmax temperature (calibrated scores) and to report
+accuracy (on readable dice). With ``--false-dice-from DETECTOR``, what that detector takes for a
+die in the training scenes but is none (`models.data.mine_false_dice`) is added as "not a die".
 """
 
 from __future__ import annotations
@@ -36,12 +41,7 @@ def _augment(x: Any, generator: Any) -> Any:
     import torch.nn.functional as F
 
     b, _, s, _ = x.shape
-    ks = torch.randint(0, 4, (b,), generator=generator)
     out = x.clone()
-    for k in range(1, 4):
-        idx = ks == k
-        if idx.any():
-            out[idx] = torch.rot90(out[idx], k, (2, 3))
     flip = torch.rand(b, generator=generator) < 0.5
     out[flip] = out[flip].flip(3)
     # small dice: down to 14–30 px and back up
@@ -99,7 +99,7 @@ def train_dice(args: argparse.Namespace) -> Path:
     from tqdm import tqdm
 
     from models.architectures import DiceReaderNet, count_parameters
-    from models.data import extract_dice_crops
+    from models.data import extract_dice_crops, mine_false_dice
     from models.export import export_dice_reader
     from models.runs import scene_folders
 
@@ -108,9 +108,8 @@ def train_dice(args: argparse.Namespace) -> Path:
     torch.manual_seed(args.seed)
     # --- data
     crops_path = folder / "crops.npz"
-    if crops_path.exists():
-        data = dict(np.load(crops_path))
-    else:
+    data = dict(np.load(crops_path)) if crops_path.exists() else {}
+    if "readable" not in data:  # none yet, or written before readability was recorded
         folders = scene_folders(args)
         data = extract_dice_crops(
             folders, seed=args.seed, size=args.size, progress=not args.no_progress
@@ -121,7 +120,29 @@ def train_dice(args: argparse.Namespace) -> Path:
             values=data["values"],
             colours=data["colours"],
             scene=data["scene"],
+            readable=data["readable"],
         )
+    if args.false_dice_from is not None:
+        false_path = folder / "false_dice.npz"
+        if false_path.exists():
+            false = dict(np.load(false_path))
+        else:
+            false = mine_false_dice(
+                scene_folders(args),
+                args.false_dice_from,
+                size=args.size,
+                limit=3 if args.smoke else args.false_dice_scenes,
+                progress=not args.no_progress,
+            )
+            np.savez(
+                false_path,
+                crops=false["crops"],
+                values=false["values"],
+                colours=false["colours"],
+                scene=false["scene"],
+                readable=false["readable"],
+            )
+        data = {k: np.concatenate([data[k], false[k]]) for k in data}
     n = len(data["values"])
     if n == 0:
         raise SystemExit("no die crops: the rendered scenes hold no dice")
@@ -137,6 +158,10 @@ def train_dice(args: argparse.Namespace) -> Path:
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     values = torch.from_numpy(data["values"])
     colours = torch.from_numpy(data["colours"])
+    readable = torch.from_numpy(data["readable"])
+    # soft value targets: one-hot (lightly smoothed) when readable, equal odds on 1–6 when not
+    soft = torch.nn.functional.one_hot(values, 7).float() * 0.98 + 0.02 / 7
+    soft[~readable] = torch.tensor([0.0] + [1 / 6] * 6)
     # --- model
     net = DiceReaderNet(args.width or 16)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -166,8 +191,8 @@ def train_dice(args: argparse.Namespace) -> Path:
             idx = torch.from_numpy(order[i * args.batch : (i + 1) * args.batch])
             x = _augment(crops[idx].float() / 255.0, generator)
             value_logits, colour_logits = net(x)
-            loss = F.cross_entropy(value_logits, values[idx], label_smoothing=0.02)
-            is_die = values[idx] > 0
+            loss = -(soft[idx] * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
+            is_die = (values[idx] > 0) & readable[idx]
             if is_die.any():
                 loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
             optimiser.zero_grad()
@@ -192,8 +217,14 @@ def train_dice(args: argparse.Namespace) -> Path:
     # --- calibrate on held-out scenes and report
     value_logits, colour_logits = _predict(net, data["crops"][held_idx])
     held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]
-    value_t = _fit_temperature(value_logits, held_values) if len(held_idx) else 1.0
-    dice_mask = held_values > 0
+    held_readable = data["readable"][held_idx]
+    # the temperature is fitted on readable crops: unreadable ones have no true value to hit
+    value_t = (
+        _fit_temperature(value_logits[held_readable], held_values[held_readable])
+        if held_readable.any()
+        else 1.0
+    )
+    dice_mask = (held_values > 0) & held_readable
     colour_t = (
         _fit_temperature(colour_logits[dice_mask], held_colours[dice_mask])
         if dice_mask.any()
@@ -211,9 +242,15 @@ def train_dice(args: argparse.Namespace) -> Path:
         "steps": step,
         "seed": args.seed,
         "crop_size": args.size,
+        "false_dice_crops": int(len(false["values"])) if args.false_dice_from else 0,
         "value_temperature": value_t,
         "colour_temperature": colour_t,
-        "held_out_value_accuracy": float((pred_values == held_values).mean()) if n else 0.0,
+        "held_out_unreadable_dice": int(((held_values > 0) & ~held_readable).sum()),
+        "held_out_value_accuracy": float(
+            (pred_values[held_readable] == held_values[held_readable]).mean()
+        )
+        if held_readable.any()
+        else 0.0,
         "held_out_die_value_accuracy": float(
             (pred_values[dice_mask] == held_values[dice_mask]).mean()
         )

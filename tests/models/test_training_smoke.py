@@ -83,3 +83,21 @@ def test_detector_smoke_training_exports_a_working_detector(tmp_path: Path) -> N
     )
     detections = Detector(out).detect(np.zeros((120, 200, 3), np.uint8))
     assert detections.boxes_xyxy.shape[1] == 4
+
+
+def test_dice_smoke_training_learns_the_detectors_false_dice(tmp_path: Path) -> None:
+    """`--false-dice-from`: the detector's dice that are none become "not a die" crops."""
+    import json
+
+    from models.train import main
+
+    detector = Path(__file__).resolve().parents[2] / "models" / "detector.onnx"
+    out = tmp_path / "dice.onnx"
+    argv = ["dice", "--smoke", "--runs", str(tmp_path), "--out", str(out)]
+    argv += ["--no-progress", "--threads", "1", "--false-dice-from", str(detector)]
+    assert main(argv) == 0
+    mined = np.load(tmp_path / "dice-smoke" / "false_dice.npz")
+    assert (mined["values"] == 0).all() and mined["readable"].all()
+    assert len(mined["crops"]) == len(mined["values"])
+    metrics = json.loads((tmp_path / "dice-smoke" / "metrics.json").read_text())
+    assert metrics["false_dice_crops"] == len(mined["values"])
