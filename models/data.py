@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from datasets.render.ranges import CameraRanges
+
 GAMES: tuple[str | None, ...] = ("kings-breakfast", "cafe-international", "dice-king", None)
 
 
@@ -74,24 +76,45 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
     return TableScene(tuple(pieces), tuple(distractors), focus, None)
 
 
+# Close, oblique views of dice: a webcam or tablet near the table sees dice 60–120 px wide with
+# their side faces large next to the top face. The default camera ranges (180 mm and farther)
+# never come that close, and the die reader misread such dice (a side face's pips counted).
+CLOSE_DICE_CAMERA = CameraRanges(
+    tilt_deg=(0.0, 65.0), framing=(0.45, 1.0), distance_mm=(80.0, 500.0)
+)
+MIXES = ("default", "dice-close")
+
+
 def render_training_scene(
-    seed: int, index: int, *, size: tuple[int, int] = (640, 480), split: str = "train"
+    seed: int,
+    index: int,
+    *,
+    size: tuple[int, int] = (640, 480),
+    split: str = "train",
+    mix: str = "default",
 ) -> tuple[bytes, dict[str, Any]]:
     """Render training scene `index` of the run seeded `seed`; return (JPEG bytes, truth).
 
-    Even indices are dice-heavy scenes, odd ones `render_sample` tables cycling over the games.
+    ``default`` mix: even indices are dice-heavy scenes, odd ones `render_sample` tables cycling
+    over the games. ``dice-close``: every scene is dice-heavy, seen by a close oblique camera
+    (`CLOSE_DICE_CAMERA`).
     """
     from datasets.render import scene as render_scene
     from datasets.render.effects import encode_jpeg
 
-    if index % 2 == 1:
+    if mix not in MIXES:
+        raise ValueError(f"unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
+    close = mix == "dice-close"
+    if index % 2 == 1 and not close:
         game = GAMES[(index // 2) % len(GAMES)]
         sample = render_scene.render_sample(seed, index, size=size, game=game, split=split)
         truth = dict(sample.truth, scene="table")
         return sample.jpeg, truth
     rng = render_scene.sample_rng(seed, index)
     table = _dice_scene(rng, split)
-    environment = render_scene.sample_environment(rng, table, size, split)
+    environment = render_scene.sample_environment(
+        rng, table, size, split, camera_ranges=CLOSE_DICE_CAMERA if close else None
+    )
     rendered = render_scene.render_pieces(table.pieces, table.distractors, environment)
     jpeg = encode_jpeg(rendered.image, environment.effects.jpeg_quality)
     truth = {
@@ -101,7 +124,7 @@ def render_training_scene(
         "height": size[1],
         "split": split,
         "game": None,
-        "scene": "dice",
+        "scene": "dice-close" if close else "dice",
         "params": environment.to_json(),
         "objects": rendered.objects,
     }
@@ -117,8 +140,11 @@ def build_scene_cache(
     split: str = "train",
     chunk: int = 25,
     progress: bool = True,
+    mix: str = "default",
 ) -> Path:
     """Render `count` scenes into `folder` (resumable: finished chunks are kept and skipped).
+
+    `mix` chooses the kind of scenes (`render_training_scene`).
 
     Returns the folder. Each chunk writes its truth lines to `truth/<chunk>.jsonl` and a marker in
     `done/`; `read_scene_cache` reads them in index order.
@@ -140,7 +166,7 @@ def build_scene_cache(
     for start in todo:
         lines = []
         for index in range(start, min(count, start + chunk)):
-            jpeg, truth = render_training_scene(seed, index, size=size, split=split)
+            jpeg, truth = render_training_scene(seed, index, size=size, split=split, mix=mix)
             name = f"{split}_{seed}_{index:07d}.jpg"
             (folder / "images" / name).write_bytes(jpeg)
             truth["file"] = f"images/{name}"
@@ -195,18 +221,6 @@ def die_is_readable(die: dict[str, Any], effects: dict[str, Any] | None) -> bool
         np.hypot(effects.get("defocus_sigma", 0.0), effects.get("motion_length", 0.0) / 2.5)
     )
     return blur <= READABLE_BLUR_FRACTION * width
-
-
-def _main() -> None:  # pragma: no cover - a build helper: python -m models.data FOLDER COUNT SEED
-    import sys
-
-    folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-    split = sys.argv[4] if len(sys.argv) > 4 else "train"
-    build_scene_cache(folder, count, seed=seed, split=split)
-
-
-if __name__ == "__main__":
-    _main()
 
 
 # --- die crops ---------------------------------------------------------------------------------
@@ -373,3 +387,17 @@ def mine_false_dice(
         "scene": np.array(scenes, np.int64),
         "readable": np.ones(n, bool),
     }
+
+
+def _main() -> None:  # pragma: no cover - a build helper
+    """``python -m models.data FOLDER COUNT SEED [SPLIT [MIX]]``: render a scene cache."""
+    import sys
+
+    folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    split = sys.argv[4] if len(sys.argv) > 4 else "train"
+    mix = sys.argv[5] if len(sys.argv) > 5 else "default"
+    build_scene_cache(folder, count, seed=seed, split=split, mix=mix)
+
+
+if __name__ == "__main__":
+    _main()

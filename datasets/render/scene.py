@@ -25,7 +25,7 @@ from datasets.render.distractors import FLAT_KINDS, TALL_KINDS, draw_distractor
 from datasets.render.effects import Effects, apply_effects, encode_jpeg, sample_effects
 from datasets.render.lighting import Light, apply_light, sample_light
 from datasets.render.pieces import Distractor, PlacedPiece, TableScene
-from datasets.render.ranges import SPLITS, VisibilityRules
+from datasets.render.ranges import SPLITS, CameraRanges, VisibilityRules
 from datasets.render.table_edge import TableEdge, draw_edge, sample_edge
 from datasets.render.textures import TableSurface, render_surface, sample_surface
 from vision.geometry import box_from_corners
@@ -409,9 +409,16 @@ def _record(
 
 # --- random samples
 def sample_environment(
-    rng: np.random.Generator, scene: TableScene, size: tuple[int, int], split: str
+    rng: np.random.Generator,
+    scene: TableScene,
+    size: tuple[int, int],
+    split: str,
+    *,
+    camera_ranges: CameraRanges | None = None,
 ) -> Environment:
-    """Random camera (framing the scene or one of its areas), table, light and camera effects."""
+    """Random camera (framing the scene or one of its areas), table, light and camera effects.
+
+    `camera_ranges` replaces the default camera ranges (e.g. close, oblique views of dice)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r} (train or eval)")
     w, h = size
@@ -422,7 +429,9 @@ def sample_environment(
         x, y, r = focus[0]
     # a phone or webcam frames a part of a big table, not all of it
     radius = float(np.clip(r * rng.uniform(0.5, 1.0), 45.0, 380.0))
-    camera = sample_camera(rng, w, h, scene_centre_mm=(x, y), scene_radius_mm=radius)
+    camera = sample_camera(
+        rng, w, h, scene_centre_mm=(x, y), scene_radius_mm=radius, ranges=camera_ranges
+    )
     whole_x, whole_y, whole_r = focus[0]
     return Environment(
         camera=camera,

@@ -1,0 +1,39 @@
+"""The scene mixes models train on (`models.data.render_training_scene`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.data import CLOSE_DICE_CAMERA, MIXES, render_training_scene
+
+
+def test_the_default_mix_alternates_dice_scenes_and_game_tables() -> None:
+    _, even = render_training_scene(5, 0)
+    _, odd = render_training_scene(5, 1)
+    assert even["scene"] == "dice"
+    assert odd["scene"] == "table"
+
+
+def test_the_close_dice_mix_shows_dice_from_close_oblique_cameras() -> None:
+    widths = []
+    for index in range(4):
+        _, truth = render_training_scene(5, index, mix="dice-close")
+        assert truth["scene"] == "dice-close"
+        camera = truth["params"]["camera"]
+        low, high = CLOSE_DICE_CAMERA.distance_mm
+        assert low <= camera["distance_mm"] <= high
+        assert camera["tilt_deg"] <= CLOSE_DICE_CAMERA.tilt_deg[1]
+        widths += [
+            o["box"][2] - o["box"][0]
+            for o in truth["objects"]
+            if o["kind"] == "die" and o.get("target")
+        ]
+    assert widths, "close dice scenes hold dice"
+    # closer than the default cameras ever come (180 mm: about 50 px for a 16 mm die)
+    assert max(widths) > 60
+
+
+def test_an_unknown_mix_is_refused_by_name() -> None:
+    assert "dice-close" in MIXES
+    with pytest.raises(ValueError, match="unknown scene mix 'dice-far'"):
+        render_training_scene(5, 0, mix="dice-far")
