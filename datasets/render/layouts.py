@@ -332,7 +332,8 @@ def foreign_groups(rng: np.random.Generator) -> list[Group]:
 
 
 def distractor_groups(rng: np.random.Generator) -> list[Group]:
-    """Everyday things lying about: coins, pens, a score pad, a cup, a cable, a book or laptop."""
+    """Everyday things lying about: coins, pens, a score pad, a cup, a cable, a book or laptop,
+    die-sized cubes without pips (sugar, erasers: what a detector must not take for dice)."""
     groups = []
     for kind, probability in (
         ("coin", 0.35),
@@ -341,9 +342,10 @@ def distractor_groups(rng: np.random.Generator) -> list[Group]:
         ("cup", 0.25),
         ("cable", 0.25),
         ("book", 0.15),
+        ("cube", 0.15),
     ):
         if rng.random() < probability:
-            count = int(rng.integers(1, 5)) if kind == "coin" else 1
+            count = int(rng.integers(1, 5)) if kind in ("coin", "cube") else 1
             items = tuple(
                 sample_distractor(rng, kind, (float(rng.normal(0, 25)), float(rng.normal(0, 25))))
                 for _ in range(count)
@@ -355,6 +357,7 @@ def distractor_groups(rng: np.random.Generator) -> list[Group]:
                 "cup": 50.0,
                 "cable": 10.0,
                 "book": 170.0,
+                "cube": 40.0,
             }[kind]
             groups.append(Group(kind, (), radius, items))
     return groups
