@@ -247,3 +247,68 @@ def test_detailed_identification_keeps_the_candidates_for_the_ui(identifier: Ide
     assert listed[0][0] == "cafe-international/cuba/m" and len(listed) == 3
     assert all(isinstance(score, float) for _, score in listed)
     assert candidates_json(None) == []
+
+
+def garbage_quads(sample_truth: dict, step: float = 90.0) -> tuple[np.ndarray, list[str], int]:
+    """Quads a confused detector might report in a rendered scene: piece-sized boxes on bare
+    table (no object's box touches them) and boxes astride two neighbouring pieces of a kind.
+
+    Returns the quads, their kinds and how many of them lie on bare table (listed first).
+    """
+    objects = sample_truth["objects"]
+    width, height = sample_truth["width"], sample_truth["height"]
+    boxes = np.array([o["box"] for o in objects if len(o.get("box") or ()) == 4], float)
+    pieces = [
+        o
+        for o in objects
+        if o["kind"] in ("card", "tile") and o["target"] and o["visible_fraction"] > 0.9
+    ]
+    table: list[np.ndarray] = []
+    kinds: list[str] = []
+    for piece in pieces[:6]:
+        quad = np.array(piece["corners"], float)
+        for dx in np.arange(-600, 601, step):
+            for dy in np.arange(-450, 451, step):
+                moved = quad + (dx, dy)
+                (x0, y0), (x1, y1) = moved.min(axis=0), moved.max(axis=0)
+                inside = x0 >= 0 and y0 >= 0 and x1 < width and y1 < height
+                clear = not np.any(
+                    (boxes[:, 0] < x1 + 4)
+                    & (boxes[:, 2] > x0 - 4)
+                    & (boxes[:, 1] < y1 + 4)
+                    & (boxes[:, 3] > y0 - 4)
+                )
+                if inside and clear and len(table) < 40:
+                    table.append(moved)
+                    kinds.append(piece["kind"])
+    astride: list[np.ndarray] = []
+    for a in pieces:
+        qa = np.array(a["corners"], float)
+        span = np.linalg.norm(qa[1] - qa[0]) + np.linalg.norm(qa[2] - qa[1])
+        for b in pieces:
+            qb = np.array(b["corners"], float)
+            gap = np.linalg.norm(qb.mean(axis=0) - qa.mean(axis=0))
+            if b is not a and b["kind"] == a["kind"] and gap < 0.75 * span:
+                astride.append(qa + (qb.mean(axis=0) - qa.mean(axis=0)) / 2)
+                kinds.append(a["kind"])
+                break
+    return np.array(table + astride, np.float32), kinds, len(table)
+
+
+def test_detector_garbage_on_bare_table_or_astride_two_pieces_is_rarely_identified(
+    identifier: Identifier,
+) -> None:
+    # scenes where such boxes matched a piece clearly before the placement check (a goblin on
+    # the tablecloth's pattern, a Chinese tile from halves of two flags: 7 of about 140 boxes);
+    # at most one in fifty may still be named
+    identified, total = [], 0
+    for game, index in [("dice-king", 11), ("cafe-international", 3), ("kings-breakfast", 0)]:
+        sample = render_sample(99, index, game=game, split="eval", size=(1280, 960))
+        decoded = cv2.imdecode(np.frombuffer(sample.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        assert decoded is not None
+        quads, kinds, _ = garbage_quads(sample.truth)
+        matches = identifier.match(np.asarray(decoded), detections_for(quads, kinds), [game])
+        total += len(quads)
+        identified += [(game, k, m.identity) for k, m in enumerate(matches) if m and m.identity]
+    assert total >= 60
+    assert len(identified) <= 0.02 * total, identified
