@@ -63,7 +63,7 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
         extra = layouts.GAME_GROUPS[games[int(rng.integers(3))]](rng)
         groups.append(extra[int(rng.integers(len(extra)))])
     groups += layouts.distractor_groups(rng)
-    moved, discs = layouts._place_groups(rng, groups)
+    moved, discs = layouts.place_groups(rng, groups)
     pieces: list[Any] = []
     distractors: list[Any] = []
     for g in moved:
@@ -72,7 +72,7 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
     dice_discs = [
         d for g, d in zip(moved, discs, strict=False) if any(p.kind == "die" for p in g.pieces)
     ]
-    focus = layouts._focus_areas(dice_discs or discs)
+    focus = layouts.focus_areas(dice_discs or discs)
     return TableScene(tuple(pieces), tuple(distractors), focus, None)
 
 

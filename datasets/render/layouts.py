@@ -371,7 +371,7 @@ GAME_GROUPS = {
 }
 
 
-def _place_groups(rng: np.random.Generator, groups: list[Group]) -> tuple[list[Group], list]:
+def place_groups(rng: np.random.Generator, groups: list[Group]) -> tuple[list[Group], list]:
     """Scatter groups on the table without much overlap; return them moved plus their discs."""
     placed: list[tuple[float, float, float]] = []
     moved: list[Group] = []
@@ -430,7 +430,7 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
     else:
         groups += GAME_GROUPS[game](rng)
     groups += distractor_groups(rng)
-    moved, discs = _place_groups(rng, groups)
+    moved, discs = place_groups(rng, groups)
     pieces: list[PlacedPiece] = []
     distractors: list[Distractor] = []
     for group in moved:
@@ -447,11 +447,13 @@ def sample_table(rng: np.random.Generator, game: str | None, split: str) -> Tabl
     for disc, group in zip(discs, moved, strict=True):
         if group.pieces:
             aims += [disc] * (3 if any(p.kind == "die" for p in group.pieces) else 1)
-    focus = _focus_areas(aims or discs)
+    focus = focus_areas(aims or discs)
     return TableScene(tuple(pieces), tuple(distractors), focus, game)
 
 
-def _focus_areas(discs: list[tuple[float, float, float]]) -> tuple[tuple[float, float, float], ...]:
+def focus_areas(discs: list[tuple[float, float, float]]) -> tuple[tuple[float, float, float], ...]:
+    """Camera aims for a table: the disc around all of `discs` first, then each disc itself
+    (`TableScene.focus`; the scene sampler frames the first or one of the others)."""
     arr = np.array(discs, np.float64)
     lo = (arr[:, :2] - arr[:, 2:3]).min(axis=0)
     hi = (arr[:, :2] + arr[:, 2:3]).max(axis=0)
