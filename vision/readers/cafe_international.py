@@ -17,7 +17,10 @@ Registration gives the homography from board units (the layout's coordinates) to
 `read_table` then maps every tile's centre into board units: a tile within reach of a chair sits
 on it, of a stool sits at the bar, outside the board lies in a player's face-up hand (CI-6), by
 the side of the board it lies on. Two tiles on one chair, a tile between chairs, an
-unidentified tile or another game's piece are problems, never guesses.
+unidentified tile or another game's piece are problems, never guesses. Given the frame and a
+`vision.readers.cafe_slots.SlotReader`, `read_frame` reads every chair and stool directly
+instead (the detector finds the small tiles on the board poorly) and keeps the detections for
+the players' hands and as a fallback name for a slot it could not identify.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from vision.geometry import (
     project_points,
 )
 from vision.readers import Reading, card_centres, foreign_problem
+from vision.readers.cafe_slots import SlotRead, SlotReader
 from vision.readers.zones import zones_file
 
 GAME = "cafe-international"
@@ -629,12 +633,18 @@ def read_table(
     *,
     n_players: int | None = None,
     config: CafeReaderConfig | None = None,
+    slots: Sequence[SlotRead] | None = None,
 ) -> Reading:
     """Tiles → chairs, stools and hands: an `Observation`, or the problems that prevent one.
 
     With `n_players`, tiles outside the board are each player's hand (sides as in `SIDES`);
     without, hands are not read (`Observation.hands` is None) and such tiles are ignored. An
     unidentified tile on one of the registration's markers is the marker, and is ignored.
+
+    With `slots` (every chair and stool read from the frame, `vision.readers.cafe_slots`), the
+    board is what the slots show: an empty slot is empty, an identified one holds its tile, and
+    an occupied slot the slot reader could not identify takes the identity of a detected tile
+    on it, else it is a problem. Detections then only add the hands (tiles off the board).
     """
     del frame_size  # pixels are mapped through the registration
     config = config or CafeReaderConfig()
@@ -646,6 +656,7 @@ def read_table(
     sides = SIDES.get(n_players or 0, ())
     hands: dict[str, list[str]] = {side: [] for side in sides}
     problems: list[str] = []
+    board_problems: list[str] = []  # from detections on the board: replaced by the slots'
     u0, v0, u1, v1 = registration.extent_units
     on_marker = registration.is_on_marker(units)
     for (u, v), identity, marker in zip(units, tiles.identities, on_marker, strict=True):
@@ -653,12 +664,13 @@ def read_table(
         if identity is None and marker:
             continue  # a registration marker taken for a tile
         if identity is None:
-            if on_board or n_players:
-                where = "on the board" if on_board else "beside the board"
-                problems.append(f"a tile {where} could not be identified")
+            if on_board:
+                board_problems.append("a tile on the board could not be identified")
+            elif n_players:
+                problems.append("a tile beside the board could not be identified")
             continue
         if not str(identity).startswith(PREFIX):
-            problems.append(foreign_problem(str(identity), GAME))
+            (board_problems if on_board else problems).append(foreign_problem(str(identity), GAME))
             continue
         tile = str(identity)[len(PREFIX) :]
         if not on_board:
@@ -673,17 +685,20 @@ def read_table(
         if d_stool.min() <= config.stool_reach:
             stool = int(d_stool.argmin())
             if stool in stools:
-                problems.append(f"two tiles on bar stool {stool + 1}")
+                board_problems.append(f"two tiles on bar stool {stool + 1}")
             stools[stool] = tile
         elif d_chair.min() <= config.chair_reach:
             chair = int(d_chair.argmin())
             if seated[chair] is not None:
-                problems.append(f"two tiles on chair {layout.chairs[chair].id}")
+                board_problems.append(f"two tiles on chair {layout.chairs[chair].id}")
             seated[chair] = tile
         else:
-            problems.append(
+            board_problems.append(
                 f"a tile ({tile}) lies between chairs at board units ({u:.0f}, {v:.0f})"
             )
+    if slots is not None:
+        seated, stools, board_problems = _board_from_slots(slots, layout, seated, stools)
+    problems = board_problems + problems
     bar = [stools[i] for i in sorted(stools)]
     if sorted(stools) != list(range(len(stools))):
         problems.append("the bar has a gap: stools are filled in order (CI-14)")
@@ -700,6 +715,40 @@ def read_table(
         hands=tuple(tuple(sorted(hands[side])) for side in sides) if n_players else None,
     )
     return Reading(observation, (), seen)
+
+
+def _board_from_slots(
+    slots: Sequence[SlotRead],
+    layout: Layout,
+    detected_seated: Sequence[str | None],
+    detected_stools: Mapping[int, str],
+) -> tuple[list[str | None], dict[int, str], list[str]]:
+    """Chairs (layout order), stools and problems as the slots show them; a detected tile
+    names an occupied slot the slot reader could not identify (the detector's fallback)."""
+    chair_index = {chair.id: i for i, chair in enumerate(layout.chairs)}
+    seated: list[str | None] = [None] * len(layout.chairs)
+    stools: dict[int, str] = {}
+    problems: list[str] = []
+    for read in slots:
+        if not read.occupied:
+            continue
+        if read.slot.kind == "stool":
+            tile = read.tile or detected_stools.get(read.slot.index)
+            if tile is None:
+                problems.append(
+                    f"a tile on bar stool {read.slot.index + 1} could not be identified"
+                )
+            else:
+                stools[read.slot.index] = tile
+            continue
+        index = chair_index.get(read.slot.id)
+        if index is None:
+            continue  # a chair of another layout: the slot reader was built for another board
+        tile = read.tile or detected_seated[index]
+        if tile is None:
+            problems.append(f"a tile on chair {read.slot.id} could not be identified")
+        seated[index] = tile
+    return seated, stools, problems
 
 
 def register_frame(
@@ -736,11 +785,14 @@ def read_frame(
     printed: bool = False,
     home: Path | None = None,
     config: CafeReaderConfig | None = None,
+    slot_reader: SlotReader | None = None,
 ) -> tuple[Reading, Registration | None]:
     """Register (unless a `registration` is given: the board does not move) and read a frame.
 
     A `printed` board uses the corners remembered for its layout in `home` (the user data
-    folder unless given).
+    folder unless given). With a `slot_reader` (built once for the layout), every chair and
+    stool is read from the frame itself (`vision.readers.cafe_slots`) and the detections only
+    add the players' hands and name slots it could not identify (see `read_table`).
 
     A board that cannot be registered is a problem of the reading, never a guess. Returns the
     reading and the registration to reuse for the next frames.
@@ -753,8 +805,16 @@ def read_frame(
         except RegistrationError as error:
             return Reading(None, (str(error),), {}), None
     size = (int(frame.shape[1]), int(frame.shape[0]))
+    slots = slot_reader.read(frame, registration) if slot_reader is not None else None
     reading = read_table(
-        detections, size, registration, layout, layout_json, n_players=n_players, config=config
+        detections,
+        size,
+        registration,
+        layout,
+        layout_json,
+        n_players=n_players,
+        config=config,
+        slots=slots,
     )
     return reading, registration
 
