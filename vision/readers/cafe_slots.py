@@ -37,7 +37,7 @@ Public names: `SlotConfig`, `Slot`, `SlotRead`, `BoardReference`, `SlotReader`,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -80,6 +80,12 @@ class SlotConfig:
             an occupied slot under it that the identifier could not name would be a silent
             miss. Chosen from `benchmarks/cafe_slots.py --first 1000 --empty-below 0 --csv`
             (tables other than the reported ones) as the trade-off between the two.
+        sure_occupied: a slot whose residual is under this and whose best match scores under
+            `tile_like_score` at every position looked at is empty after all: it differs a
+            little from the board (light, a crumb, a slightly off registration) but looks
+            like no tile (on the tuning tables no occupied slot did: tiles the identifier
+            cannot name still look like tiles).
+        tile_like_score: see `sure_occupied`.
         light_trim: the fraction of board pixels (least residual) the light's fit keeps.
         light_block_units: side (board units) of the blocks of the smooth gain field.
         min_reference_level: board pixels darker than this (0–255, in the reference) do not
@@ -97,7 +103,9 @@ class SlotConfig:
     view_px_per_unit: float = 0.25
     sample_px_per_unit: float = 1.0
     core: float = 1.0
-    empty_below: float = 0.08
+    empty_below: float = 0.06
+    sure_occupied: float = 0.15
+    tile_like_score: float = 0.55
     light_trim: float = 0.8
     light_block_units: float = 64.0
     min_reference_level: float = 60.0
@@ -127,7 +135,8 @@ class SlotRead:
         tile: the tile's id within the game (``italy/w``), or None (empty, or not identified).
         occupancy: the mean residual over the slot's core (see `SlotConfig.empty_below`).
         centre_units: where the tile was identified best (the slot's centre when empty).
-        match: the identifier's conclusion (None for an empty slot).
+        match: the identifier's conclusion at the best position looked at (identity None when
+            not accepted; None for an empty slot).
     """
 
     slot: Slot
@@ -342,8 +351,9 @@ class SlotReader:
     def identify(
         self, frame: np.ndarray, registration: Registration, rows: np.ndarray
     ) -> list[tuple[Match | None, np.ndarray]]:
-        """The tiles on slots `rows`: per slot the accepted match (None when not identified)
-        and where the tile lies (board units).
+        """The tiles on slots `rows`: per slot the best position's match (its identity None
+        unless accepted; its candidates are what the UI offers) and that position (board
+        units).
 
         Each slot's tile is looked at in a small grid of positions around the slot (`poses`,
         `pose_step` of a tile's side): players place tiles imprecisely, and the tile's face
@@ -368,7 +378,7 @@ class SlotReader:
             best_score, j = max(scored)
             best = poses[j]
             if best is None or best.identity is None:
-                out.append((None, centres[k, j]))
+                out.append((best, centres[k, j]))
                 continue
             other = max(
                 (m.score if m.label != best.label else m.score - m.margin)
@@ -378,7 +388,7 @@ class SlotReader:
             clear = best_score - other >= min_margin and (1 - other) >= self.config.pose_ratio * (
                 1 - best_score
             )
-            out.append((best if clear else None, centres[k, j]))
+            out.append((best if clear else replace(best, identity=None), centres[k, j]))
         return out
 
     def read(self, frame: np.ndarray, registration: Registration) -> tuple[SlotRead, ...]:
@@ -387,9 +397,15 @@ class SlotReader:
         occupied = occupancy >= self.config.empty_below
         rows = np.flatnonzero(occupied)
         found = dict(zip(rows.tolist(), self.identify(frame, registration, rows), strict=True))
+        for i, (match, _) in found.items():
+            # a little unlike the board, and like no tile anywhere looked: nothing lies there
+            unnamed = match is None or match.identity is None
+            unlike = match is None or match.score < self.config.tile_like_score
+            if unnamed and unlike and occupancy[i] < self.config.sure_occupied:
+                occupied[i] = False
         out = []
         for i, slot in enumerate(self.slots):
-            match, centre = found.get(i, (None, self._centres[i]))
+            match, centre = found[i] if occupied[i] else (None, self._centres[i])
             identity = match.identity if match is not None else None
             tile = identity[len(PREFIX) :] if identity and identity.startswith(PREFIX) else None
             out.append(
