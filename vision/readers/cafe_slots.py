@@ -426,23 +426,25 @@ def _fit_light(
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Per channel gain and offset mapping reference pixels (n, 3) to seen ones (n, 3), fitted
     by least squares on the `trim` fraction of pixels it explains best (refitted twice), and
-    the mean squared error on those pixels in reference levels (comparable across fits)."""
-    gain = np.ones(3, np.float32)
-    offset = np.zeros(3, np.float32)
-    error = 0.0
-    for c in range(3):
-        x, y = reference[:, c].astype(np.float64), seen[:, c].astype(np.float64)
-        keep = np.ones(len(x), bool)
-        for _ in range(3):
-            if keep.sum() < 2 or np.ptp(x[keep]) == 0:
-                break
-            a, b = np.polyfit(x[keep], y[keep], 1)
-            gain[c], offset[c] = max(float(a), 0.02), float(b)
-            miss = np.abs(y - (gain[c] * x + offset[c]))
-            keep = miss <= np.quantile(miss, trim)
-        miss = (y - (gain[c] * x + offset[c]))[keep] / gain[c]
-        error += float(np.mean(miss**2)) if len(miss) else 0.0
-    return gain, offset, error
+    the mean squared error on those pixels in reference levels.
+
+    Every channel at once, in closed form (a line's least squares), on every other pixel."""
+    x = reference[::2].astype(np.float64)
+    y = seen[::2].astype(np.float64)
+    weight = np.ones_like(x)
+    gain, offset = np.ones(3), np.zeros(3)
+    for _ in range(3):
+        count = weight.sum(axis=0) + 1e-9
+        mx, my = (weight * x).sum(axis=0) / count, (weight * y).sum(axis=0) / count
+        var = (weight * (x - mx) ** 2).sum(axis=0)
+        cov = (weight * (x - mx) * (y - my)).sum(axis=0)
+        gain = np.maximum(np.where(var > 0, cov / np.maximum(var, 1e-9), 1.0), 0.02)
+        offset = my - gain * mx
+        miss = np.abs(y - (gain * x + offset))
+        weight = (miss <= np.quantile(miss, trim, axis=0)).astype(np.float64)
+    kept = (weight * ((y - (gain * x + offset)) / gain) ** 2).sum(axis=0)
+    error = float((kept / np.maximum(weight.sum(axis=0), 1.0)).sum())
+    return gain.astype(np.float32), offset.astype(np.float32), error
 
 
 def _tile_detections(quads_px: np.ndarray) -> Detections:
