@@ -95,6 +95,9 @@ class SlotConfig:
             board (a defocused frame: the chairs' soft outlines are not taken for tiles).
         poses: a tile is looked at in a poses × poses grid of positions around its slot …
         pose_step: … this fraction of a tile's side apart.
+        wide_step: a tile not identified in that grid (on a slot at least `sure_occupied`)
+            is looked at again in one this fraction of a tile's side apart …
+        wide_turns: … also turned by these angles (degrees); empty: no second look.
         pose_ratio: the distance-ratio test (as `IdentifyConfig.min_distance_ratio`) the best
             class must pass against every other class at every position looked at.
     """
@@ -113,6 +116,8 @@ class SlotConfig:
     poses: int = 3
     pose_step: float = 1.0 / 16.0
     pose_ratio: float = 1.5
+    wide_step: float = 0.125
+    wide_turns: tuple[float, ...] = (-12.0, 12.0)
 
 
 @dataclass(frozen=True)
@@ -349,7 +354,12 @@ class SlotReader:
         return scores
 
     def identify(
-        self, frame: np.ndarray, registration: Registration, rows: np.ndarray
+        self,
+        frame: np.ndarray,
+        registration: Registration,
+        rows: np.ndarray,
+        *,
+        wide: bool = False,
     ) -> list[tuple[Match | None, np.ndarray]]:
         """The tiles on slots `rows`: per slot the best position's match (its identity None
         unless accepted; its candidates are what the UI offers) and that position (board
@@ -357,38 +367,63 @@ class SlotReader:
 
         Each slot's tile is looked at in a small grid of positions around the slot (`poses`,
         `pose_step` of a tile's side): players place tiles imprecisely, and the tile's face
-        stands above the board's plane. The position whose best class scores highest wins,
-        and its class must beat every other class at every position looked at, by the
-        identifier's margin and by `pose_ratio` in distance (1 − similarity): a class that is
-        best only where the quad is off the tile is no identity.
+        stands above the board's plane. `wide`: farther off and turned too (`wide_step`,
+        `wide_turns`), for a tile placed carelessly.
         """
+        if wide:
+            poses = self._poses(self.config.wide_step, (0.0, *self.config.wide_turns))
+        else:
+            poses = self._poses(self.config.pose_step, (0.0,))
+        return self._look(frame, registration, self._centres[rows], poses)
+
+    def _poses(self, step: float, turns: tuple[float, ...]) -> np.ndarray:
+        """(p, 3) offsets (board units) and turns (degrees): a `poses` × `poses` grid `step` of
+        a tile's side apart, at each turn."""
         n = self.config.poses
-        step = self.config.pose_step * self.tile_side
-        grid = np.arange(-(n // 2), n // 2 + 1) * step
-        offsets = np.array([(dx, dy) for dy in grid for dx in grid])
-        centres = self._centres[rows][:, None, :] + offsets[None]
-        quads_units = tile_quads_units(centres.reshape(-1, 2), self.tile_side)
+        grid = np.arange(-(n // 2), n // 2 + 1) * step * self.tile_side
+        return np.array([(dx, dy, turn) for turn in turns for dy in grid for dx in grid])
+
+    def _look(
+        self,
+        frame: np.ndarray,
+        registration: Registration,
+        centres: np.ndarray,
+        poses: np.ndarray,
+    ) -> list[tuple[Match | None, np.ndarray]]:
+        """Per slot centre (n, 2), a tile at each of the (p, 3) `poses` (offset, turn)
+        identified: the pose whose best class scores highest wins, and its class must beat
+        every other class at every pose looked at, by the identifier's margin and by
+        `pose_ratio` in distance (1 − similarity). A class that is best only where the quad is
+        off the tile is no identity."""
+        p = len(poses)
+        square = tile_quads_units(np.zeros((1, 2)), self.tile_side)[0]
+        turns = np.radians(poses[:, 2])
+        cos, sin = np.cos(turns), np.sin(turns)
+        rotation = np.stack([np.stack([cos, -sin], -1), np.stack([sin, cos], -1)], -2)
+        shapes = np.einsum("pij,cj->pci", rotation, square) + poses[:, None, :2]  # (p, 4, 2)
+        quads_units = centres[:, None, None, :] + shapes[None]  # (n, p, 4, 2)
         quads = project_points(registration.homography, quads_units.reshape(-1, 2))
         matches = self.identifier.match(frame, _tile_detections(quads.reshape(-1, 4, 2)), [GAME])
         out: list[tuple[Match | None, np.ndarray]] = []
         min_margin = self.identifier.config.min_margin
-        for k in range(len(rows)):
-            poses = matches[k * len(offsets) : (k + 1) * len(offsets)]
-            scored = [(m.score if m is not None else -np.inf, j) for j, m in enumerate(poses)]
+        for k in range(len(centres)):
+            looked = matches[k * p : (k + 1) * p]
+            scored = [(m.score if m is not None else -np.inf, j) for j, m in enumerate(looked)]
             best_score, j = max(scored)
-            best = poses[j]
+            best = looked[j]
+            where = centres[k] + poses[j, :2]
             if best is None or best.identity is None:
-                out.append((best, centres[k, j]))
+                out.append((best, where))
                 continue
             other = max(
                 (m.score if m.label != best.label else m.score - m.margin)
-                for m in poses
+                for m in looked
                 if m is not None
             )
             clear = best_score - other >= min_margin and (1 - other) >= self.config.pose_ratio * (
                 1 - best_score
             )
-            out.append((best if clear else replace(best, identity=None), centres[k, j]))
+            out.append((best if clear else replace(best, identity=None), where))
         return out
 
     def read(self, frame: np.ndarray, registration: Registration) -> tuple[SlotRead, ...]:
@@ -397,12 +432,19 @@ class SlotReader:
         occupied = occupancy >= self.config.empty_below
         rows = np.flatnonzero(occupied)
         found = dict(zip(rows.tolist(), self.identify(frame, registration, rows), strict=True))
+        again = []
         for i, (match, _) in found.items():
-            # a little unlike the board, and like no tile anywhere looked: nothing lies there
-            unnamed = match is None or match.identity is None
-            unlike = match is None or match.score < self.config.tile_like_score
-            if unnamed and unlike and occupancy[i] < self.config.sure_occupied:
-                occupied[i] = False
+            if match is not None and match.identity is not None:
+                continue
+            if occupancy[i] >= self.config.sure_occupied:
+                again.append(i)  # surely something: look farther and turned
+            elif match is None or match.score < self.config.tile_like_score:
+                occupied[i] = False  # a little unlike the board, and like no tile: empty
+        if again and self.config.wide_turns:
+            looked = self.identify(frame, registration, np.array(again), wide=True)
+            for i, (match, centre) in zip(again, looked, strict=True):
+                if match is not None and match.identity is not None:
+                    found[i] = (match, centre)
         out = []
         for i, slot in enumerate(self.slots):
             match, centre = found[i] if occupied[i] else (None, self._centres[i])
