@@ -21,6 +21,9 @@ a fraction of its shorter side, before and after.
     .venv/bin/python benchmarks/identify_accuracy.py --count 15 --style restyled
     .venv/bin/python benchmarks/identify_accuracy.py --count 6 --frames 5
 
+``--garbage`` places boxes a confused detector might report (on bare table, astride two
+pieces, moved off one) and counts how many are named; all should come back null.
+
 ``--mixed`` renders tables of all three games with foreign cards and tiles (which must stay
 unidentified) and matches against every game.
 
@@ -240,6 +243,86 @@ def evaluate_voting(
     return {"tally": {"/".join(k): v for k, v in sorted(tally.items())}}
 
 
+def evaluate_garbage(
+    identifier: Identifier, count: int, seed: int, size: tuple[int, int]
+) -> dict[str, Any]:
+    """Boxes a confused detector might report, which must come back unidentified.
+
+    Per scene and game: piece-sized quads on bare table (no object's box touches them), quads
+    astride two neighbouring pieces of a kind (moved half way to the neighbour) and quads moved
+    off their piece by 35–50 % of its width. Tallies how many of each are named.
+    """
+    rng = np.random.default_rng(seed)
+    tally: dict[str, dict[str, int]] = defaultdict(lambda: {"boxes": 0, "named": 0})
+    for game in GAMES:
+        for index in range(count):
+            sample = render_sample(seed, index, game=game, split="eval", size=size)
+            frame = _decode(sample.jpeg)
+            objects = sample.truth["objects"]
+            boxes = np.array(
+                [o["box"] for o in objects if len(o.get("box") or ()) == 4] or np.zeros((0, 4)),
+                float,
+            )
+            pieces = [
+                o
+                for o in objects
+                if o["kind"] in ("card", "tile") and o["target"] and o["visible_fraction"] > 0.9
+            ]
+            quads: list[np.ndarray] = []
+            kinds: list[str] = []
+            categories: list[str] = []
+            for piece in pieces[:6]:
+                quad = np.array(piece["corners"], float)
+                for _ in range(20):
+                    moved = quad + rng.uniform((-500, -400), (500, 400))
+                    (x0, y0), (x1, y1) = moved.min(axis=0), moved.max(axis=0)
+                    if x0 < 0 or y0 < 0 or x1 >= size[0] or y1 >= size[1]:
+                        continue
+                    touching = (
+                        (boxes[:, 0] < x1)
+                        & (boxes[:, 2] > x0)
+                        & (boxes[:, 1] < y1)
+                        & (boxes[:, 3] > y0)
+                    )
+                    if not np.any(touching):
+                        quads.append(moved)
+                        kinds.append(piece["kind"])
+                        categories.append("bare table")
+                        break
+            for a in pieces:
+                qa = np.array(a["corners"], float)
+                span = np.linalg.norm(qa[1] - qa[0]) + np.linalg.norm(qa[2] - qa[1])
+                for b in pieces:
+                    qb = np.array(b["corners"], float)
+                    step = qb.mean(axis=0) - qa.mean(axis=0)
+                    if b is not a and b["kind"] == a["kind"] and np.linalg.norm(step) < 0.75 * span:
+                        quads.append(qa + step / 2)
+                        kinds.append(a["kind"])
+                        categories.append("astride two")
+                        break
+                direction = rng.normal(size=2)
+                direction /= np.linalg.norm(direction)
+                width = np.linalg.norm(qa[1] - qa[0])
+                quads.append(qa + direction * width * rng.uniform(0.35, 0.5))
+                kinds.append(a["kind"])
+                categories.append("moved off")
+            if not quads:
+                continue
+            detections = Detections.from_boxes(
+                np.zeros((len(quads), 4), np.float32),
+                np.ones(len(quads), np.float32),
+                kinds,
+                np.array(quads, np.float32),
+            )
+            for category, m in zip(
+                categories, identifier.match(frame, detections, [game]), strict=True
+            ):
+                for key in (f"{game}/{category}", category):
+                    tally[key]["boxes"] += 1
+                    tally[key]["named"] += int(m is not None and m.identity is not None)
+    return {"garbage": dict(sorted(tally.items()))}
+
+
 def _as_match(identity: str | None, like: Match | None) -> Match:
     same_face = like is not None and identity is not None and identity in like.aliases
     aliases = like.aliases if same_face and like is not None else (identity or "",)
@@ -282,6 +365,11 @@ def main() -> int:
     parser.add_argument(
         "--frames", type=int, default=0, help="N > 1: still-camera clips of N frames, voted"
     )
+    parser.add_argument(
+        "--garbage",
+        action="store_true",
+        help="boxes on bare table, astride two pieces or moved off one: how many are named",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     size = (args.width, args.width * 3 // 4)
@@ -307,6 +395,10 @@ def main() -> int:
                 result = evaluate(
                     identifier, args.count, args.seed, args.noise, size, restrict, args.corners
                 )
+    elif args.garbage:
+        identifier = Identifier(default_gallery(), config)
+        result = evaluate_garbage(identifier, args.count, args.seed, size)
+        result.update(pieces=0, ms_per_piece=0.0, corners={}, tally={})
     elif args.frames > 1:
         identifier = Identifier(default_gallery(), config)
         result = evaluate_voting(identifier, args.count, args.seed, args.noise, size, args.frames)
@@ -337,6 +429,8 @@ def main() -> int:
                 f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in stats.items()
             )
         )
+    for key, counts in result.get("garbage", {}).items():
+        print(f"  garbage {key:40s} boxes={counts['boxes']:4d} named={counts['named']}")
     if "enrolment" in result:
         for game, report in result["enrolment"].items():
             print(f"  enrolled {game}: {report['enrolled']} (refused {len(report['refused'])})")
