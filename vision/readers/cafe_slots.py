@@ -95,8 +95,9 @@ class SlotConfig:
             board (a defocused frame: the chairs' soft outlines are not taken for tiles).
         poses: a tile is looked at in a poses × poses grid of positions around its slot …
         pose_step: … this fraction of a tile's side apart.
-        wide_step: a tile not identified in that grid (on a slot at least `sure_occupied`)
-            is looked at again in one this fraction of a tile's side apart …
+        wide_step: a tile not identified in that grid (on a slot at least `sure_occupied`,
+            with room around it: not the bar's stools, which touch) is looked at again in one
+            this fraction of a tile's side apart …
         wide_turns: … also turned by these angles (degrees); empty: no second look.
         pose_ratio: the distance-ratio test (as `IdentifyConfig.min_distance_ratio`) the best
             class must pass against every other class at every position looked at.
@@ -261,6 +262,11 @@ class SlotReader:
         self._centres = np.array([s.centre_units for s in self.slots], np.float64).reshape(-1, 2)
         self._centres_view = project_points(self._units_to_view, self._centres)
         self._board_mask = self._free_board_mask()
+        # slots whose neighbours' tiles a wider look cannot reach (not the bar's stools,
+        # placed edge to edge)
+        gaps = np.linalg.norm(self._centres[:, None] - self._centres[None], axis=2)
+        np.fill_diagonal(gaps, np.inf)
+        self._roomy = gaps.min(axis=1) >= self.tile_side * (1 + 2 * self.config.wide_step)
 
     # --- setup -----------------------------------------------------------------------------------
     def _view_from(self, reference: BoardReference, scale: float) -> np.ndarray:
@@ -437,7 +443,8 @@ class SlotReader:
             if match is not None and match.identity is not None:
                 continue
             if occupancy[i] >= self.config.sure_occupied:
-                again.append(i)  # surely something: look farther and turned
+                if self._roomy[i]:
+                    again.append(i)  # surely something: look farther and turned
             elif match is None or match.score < self.config.tile_like_score:
                 occupied[i] = False  # a little unlike the board, and like no tile: empty
         if again and self.config.wide_turns:
