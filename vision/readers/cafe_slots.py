@@ -10,16 +10,19 @@ reads a chessboard square by square the same way). For each slot:
    same way the gallery draws the companion faces). The light is undone first: per colour
    channel a gain and offset fitted on the board around the slots (trimmed least squares:
    exposure, white balance, haze), then a smooth gain field of block medians (a spot light,
-   shade), and the reference is blurred as much as the frame is (defocus). What remains
-   differs from the board only where something lies on it: a slot is occupied when the mean
-   residual over the core of its tile place reaches `empty_below`.
+   shade); the reference is softened a little (a camera is softer than the drawn art). What
+   remains differs from the board only where something lies on it: a slot is occupied when
+   the mean residual over the core of its tile place reaches `empty_below`.
 2. **Identity.** Only occupied slots are identified: tile quads (the tile's side in board
    units, `tile_side_units`) at a small grid of positions around the slot (players place tiles
    imprecisely, and a tile's face stands above the board's plane) are projected into the frame
    and given to the shared `vision.identify.Identifier`, which handles quarter turns and
    refuses to guess. The best-scoring position's class must also beat every other class seen
-   at any position (`SlotConfig.pose_ratio`). An occupied slot that is not identified stays
-   unidentified: the reader reports it, never guesses.
+   at any position (`SlotConfig.pose_ratio`). A slot that differs only faintly from the board
+   and looks like no tile is empty after all (a crumb, the light); one that surely holds
+   something is looked at again farther off and turned (a tile placed carelessly). An
+   occupied slot that is not identified stays unidentified: the reader reports it, never
+   guesses.
 
 The tile's side in board units is not in the layout file: it follows from the chair places the
 art draws (`chair_side_units`, the same rule as the art's) — each chair place is a little wider
@@ -92,7 +95,8 @@ class SlotConfig:
             measure the gain field (a ratio to black is noise).
         reference_blurs: Gaussian sigmas (view pixels) the reference is blurred by; each frame
             is compared with the one whose light fit leaves the least residual on the free
-            board (a defocused frame: the chairs' soft outlines are not taken for tiles).
+            board. One small sigma by default: matching a defocused frame's blur hid tiles
+            as much as chairs' outlines on rendered tables.
         poses: a tile is looked at in a poses × poses grid of positions around its slot …
         pose_step: … this fraction of a tile's side apart.
         wide_step: a tile not identified in that grid (on a slot at least `sure_occupied`,
