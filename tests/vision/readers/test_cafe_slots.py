@@ -27,6 +27,7 @@ from vision.identify import Identifier
 from vision.readers.cafe_international import (
     Registration,
     layout_extent,
+    read_frame,
     read_table,
     register_companion_board,
     register_points,
@@ -164,6 +165,18 @@ def test_a_hand_over_the_board_gives_no_wrong_tile() -> None:
     for r in reads:
         assert r.tile is None or r.tile == seated.get(r.slot.id), r
     assert any(r.occupied and r.tile is None for r in reads)  # the hand is seen
+
+
+def test_read_frame_reads_the_board_from_the_slots_without_detections() -> None:
+    """The live path: registration, then every slot read from the frame; the detector found
+    nothing on the board and the observation is still complete."""
+    image, _ = _render({"C07": "italy/w"}, bar=("usa/w",))
+    reading, registration = read_frame(
+        image, detections([]), LAYOUT, LAYOUT_JSON, slot_reader=_reader()
+    )
+    assert registration is not None and reading.ok, reading.problems
+    assert reading.observation.seated_by_chair(LAYOUT) == {"C07": "italy/w"}
+    assert reading.observation.bar == ("usa/w",)
 
 
 # --- read_table from slot readings ----------------------------------------------------------------
