@@ -93,8 +93,8 @@ class IdentifyConfig:
             and 11 no correct answer scored lower, and boxes on bare table score 0.5–0.7).
         tile_min_score: the same for tiles, which are one cell (nothing of a tile half on
             the table is left out of its similarity, so a Café tile moved half off its place
-            still scores 0.6–0.7 with its neighbour's flag; 0.7: 11 of 980 such boxes named
-            → 6 on seed 99, 2 of 641 tiles fewer identified on seed 7, none on seed 11).
+            still scores 0.6–0.7 with its neighbour's flag; 0.7: garbage boxes named 13 of 966
+            → 9 on seed 99, 2 of 641 tiles fewer identified on seed 7, none on seed 11).
         min_margin: least lead of the best class over the best other class (a floor under the
             ratio test, which decides: measured on seeds 7 and 11, lowering it from 0.02 to 0.01
             identified 2 % more Dice King cards, whose penalty faces differ only in a number,
