@@ -112,9 +112,11 @@ class IdentifyConfig:
         duplicate_similarity: references this similar (in every block) are one class.
         reference_blurs: each reference is also described blurred by these Gaussian sigmas
             (thumbnail pixels), so a defocused or moving piece is compared with references as
-            blurred as itself and the classes keep their margins (3.5 added: a 20-pixel tile
-            defocused by 3 frame pixels is blurred by about 3.5 thumbnail pixels; seeds 7 and 11
-            gained 2.5 points of Café tiles, no more wrong).
+            blurred as itself and the classes keep their margins.
+        tile_reference_blurs: the same for tiles (3.5 added: a 20-pixel tile defocused by 3
+            frame pixels is blurred by about 3.5 thumbnail pixels; seeds 7 and 11 gained 2.5
+            points of Café tiles, no more wrong; cards gained nothing and matched a third
+            slower).
         rerank_top: a piece whose best classes are too close is looked at again at
             `fine_scale` times the thumbnail size, comparing only this many best classes
             (Dice King's villages differ only in their number of houses).
@@ -178,7 +180,8 @@ class IdentifyConfig:
     top_k: int = 3
     min_side_px: float = 8.0
     duplicate_similarity: float = 0.995
-    reference_blurs: tuple[float, ...] = (1.0, 2.0, 3.5)
+    reference_blurs: tuple[float, ...] = (1.0, 2.0)
+    tile_reference_blurs: tuple[float, ...] = (1.0, 2.0, 3.5)
     rerank_top: int = 3
     fine_scale: int = 2
     fine_min_ratio: float = 1.3
@@ -248,6 +251,10 @@ def fine_config(config: IdentifyConfig) -> IdentifyConfig:
         tile_thumb=(config.tile_thumb[0] * k, config.tile_thumb[1] * k),
         colour_grid=config.colour_grid * k,
         reference_blurs=(*config.reference_blurs, *(b * k for b in config.reference_blurs)),
+        tile_reference_blurs=(
+            *config.tile_reference_blurs,
+            *(b * k for b in config.tile_reference_blurs),
+        ),
     )
 
 
@@ -373,7 +380,7 @@ def _reference_descriptors(refs: list[Reference], kind: str, config: IdentifyCon
     flat = views.reshape(-1, *views.shape[2:])
     variants = [flat] + [
         np.stack([cv2.GaussianBlur(v, (0, 0), sigma) for v in flat])
-        for sigma in config.reference_blurs
+        for sigma in (config.tile_reference_blurs if kind == "tile" else config.reference_blurs)
     ]
     return np.stack(
         [describe(v, config, kind).reshape(len(refs), 4, -1) for v in variants], axis=1
