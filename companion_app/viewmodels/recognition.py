@@ -90,8 +90,15 @@ def _reader_for(
     layout: Any = None,
     layout_json: dict[str, Any] | None = None,
     printed: bool = False,
+    identifier: Any = None,
 ) -> Callable[[np.ndarray, Detections], Reading]:
-    """The game's reader as ``read(frame, detections) -> Reading``."""
+    """The game's reader as ``read(frame, detections) -> Reading``.
+
+    Café International with an `identifier`: once the board is registered, every chair and
+    stool is read from the frame itself (`vision.readers.cafe_slots`; small tiles on the board
+    are where the detector is weakest); the detections add the players' hands. A board without
+    an empty-board reference (a traced layout of another printing) is read from detections only.
+    """
     if game == "kings-breakfast":
         from vision.readers import kings_breakfast as kb
 
@@ -110,6 +117,14 @@ def _reader_for(
 
     registration: list[Any] = [None]  # the board does not move: registered once, then reused
     layout_data = layout_json or json.loads(CAFE_LAYOUT_JSON.read_text(encoding="utf-8"))
+    slot_reader = None
+    if identifier is not None:
+        from vision.readers.cafe_slots import SlotReader
+
+        try:
+            slot_reader = SlotReader(layout_data, identifier)
+        except ValueError:  # no empty-board reference for this layout: detections only
+            slot_reader = None
 
     def read_ci(frame: np.ndarray, detections: Detections) -> Reading:
         reading, registration[0] = ci.read_frame(
@@ -120,6 +135,7 @@ def _reader_for(
             n_players=n_players,
             registration=registration[0],
             printed=printed,
+            slot_reader=slot_reader,
         )
         return reading
 
@@ -329,7 +345,9 @@ def load_recognition(
             if demo
             else load_zones(game, n_players=n_players)
         )
-    read = _reader_for(game, n_players, zones=zones, layout=layout, printed=printed_board)
+    read = _reader_for(
+        game, n_players, zones=zones, layout=layout, printed=printed_board, identifier=identifier
+    )
     return Recognition(
         game,
         state,

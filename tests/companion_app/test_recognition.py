@@ -176,3 +176,34 @@ def test_a_missing_detector_model_is_reported_not_raised_elsewhere(tmp_path: Pat
             2,
             detector_model=tmp_path / "detector.onnx",
         )
+
+
+def test_the_cafe_board_is_read_slot_by_slot_without_any_detection() -> None:
+    """With an identifier, the Café reader reads every chair of the registered board from the
+    pixels (`vision.readers.cafe_slots`): on the bundled clip, with no detections at all, most
+    seated guests are read and none is read wrong (a joker is seen as a joker; what it stands
+    for is the rules' business)."""
+    from vision.gallery import default_gallery
+    from vision.identify import Identifier
+
+    game = "cafe-international"
+    data = load_manifest(game)
+    rules = game_rules(game)
+    state = rules.new_game(data["players"])
+    read = _reader_for(
+        game,
+        len(data["players"]),
+        layout=state.layout,
+        identifier=Identifier(default_gallery([game])),
+    )
+    frames = _segment_frames(game, data)
+    right = wrong = seated = 0
+    for k, segment in enumerate(data["segments"]):
+        truth = {c: t.split("@")[0] for c, t in segment["state"]["seated"].items()}
+        reading = read(frames[k], Detections.empty())
+        for chair, tile in reading.seen["seated"].items():
+            right += truth.get(chair) == tile
+            wrong += truth.get(chair) != tile
+        seated += len(truth)
+    assert wrong == 0
+    assert right >= 0.85 * seated
