@@ -1,7 +1,8 @@
 """Game readers: one frame's `Detections` → an observation of one game, or the problems seen.
 
 Owns the table zones (`zones`), the three game readers (`kings_breakfast`, `cafe_international`,
-`dice_king`) and reading photos for scoring (`photos`). A reader never guesses: a piece it cannot
+`dice_king`), reading the Café board's chairs and stools from the pixels once it is registered
+(`cafe_slots`) and reading photos for scoring (`photos`). A reader never guesses: a piece it cannot
 place or identify is a problem in the result, and an observation with problems is not used.
 
 Public names: `Reading`, `card_centres`, `foreign_problem`, and the modules above.
