@@ -13,7 +13,13 @@ image pixels (OpenCV's convention: pixel centres at integers), in the order TL, 
 (`vision.geometry`). `benchmarks/identify_accuracy.py --corners` measures the refinement on
 rendered scenes against their true corners.
 
-Public names: `AlignConfig`, `align_to_reference`, `warp_face`, `warp_many`, `face_size`.
+`quad_in_box` gives a piece's 4 corners from its detected box alone: the box's dominant edge
+direction (cards and tiles are printed with borders and frames parallel to their edges) and the
+piece's known aspect fix the rotated rectangle that fills the box. It stands in for the
+detector's own corner head while that head is untrained (it regresses edge midpoints).
+
+Public names: `AlignConfig`, `align_to_reference`, `warp_face`, `warp_many`, `face_size`,
+`edge_direction`, `quad_in_box`.
 """
 
 from __future__ import annotations
@@ -173,3 +179,79 @@ __all__ = [
     "warp_face",
     "warp_many",
 ]
+
+
+def edge_direction(gray: np.ndarray, bins: int = 90) -> float:
+    """The dominant edge direction of a grey patch, in radians within [0, π/2) (a rectangle's
+    edges are the same direction modulo a quarter turn); the gradient-magnitude-weighted peak of
+    the orientation histogram (gradients of a lightly blurred patch), smoothed over ±2°."""
+    # smoothed first: the staircase of a pixelated slanted edge has axis-aligned gradients
+    patch = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.5)
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = np.hypot(gx, gy).ravel()
+    angle = np.mod(np.arctan2(gy, gx).ravel(), np.pi / 2)
+    hist = np.bincount(
+        np.minimum((angle / (np.pi / 2) * bins).astype(np.int64), bins - 1),
+        weights=magnitude,
+        minlength=bins,
+    )
+    kernel = np.ones(5)
+    smooth = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), kernel, mode="valid")
+    peak = int(np.argmax(smooth))
+    # sub-bin: the weighted mean of the raw histogram around the peak (wrapping at 0 / π/2)
+    offsets = np.arange(-3, 4)
+    weights = hist[(peak + offsets) % bins]
+    centre = peak + 0.5 + float((offsets * weights).sum() / max(weights.sum(), 1e-9))
+    return float(np.mod(centre / bins * (np.pi / 2), np.pi / 2))
+
+
+def quad_in_box(
+    frame: np.ndarray, box: np.ndarray, aspect: float, *, margin: float = 0.1
+) -> np.ndarray:
+    """The 4 corners (TL, TR, BR, BL) of a rectangle of `aspect` (short / long side) that fills
+    the axis-aligned `box` (x1, y1, x2, y2) of `frame`, turned to the edges seen in the box.
+
+    A rectangle of sides a (at angle θ) and b has the box ``a·cos θ + b·sin θ`` wide and
+    ``a·sin θ + b·cos θ`` high. Where that system is well conditioned (θ away from 45°) and its
+    solution keeps roughly the piece's aspect, the sides are solved for (perspective may squash
+    a piece); otherwise the piece's aspect is imposed and its size fitted to the box.
+    """
+    from vision.geometry import order_corners_clockwise
+
+    x1, y1, x2, y2 = (float(v) for v in box)
+    width, height = x2 - x1, y2 - y1
+    h, w = frame.shape[:2]
+    pad_x, pad_y = margin * width, margin * height
+    xa, ya = int(max(0, np.floor(x1 - pad_x))), int(max(0, np.floor(y1 - pad_y)))
+    xb, yb = int(min(w, np.ceil(x2 + pad_x))), int(min(h, np.ceil(y2 + pad_y)))
+    patch = frame[ya:yb, xa:xb]
+    theta = 0.0
+    if patch.shape[0] >= 4 and patch.shape[1] >= 4:
+        gray = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+        theta = edge_direction(gray)
+    c, s = float(np.cos(theta)), float(np.sin(theta))
+    sides: tuple[float, float] | None = None
+    det = c * c - s * s
+    if abs(det) > 0.3:
+        a = (width * c - height * s) / det
+        b = (height * c - width * s) / det
+        if a > 0 and b > 0:
+            ratio = min(a, b) / max(a, b)
+            if abs(ratio - aspect) <= 0.35 * aspect:
+                sides = (a, b)
+    if sides is None:
+        best = None
+        for a_unit, b_unit in ((1.0, aspect), (aspect, 1.0)):  # long side along θ or across
+            bw, bh = a_unit * c + b_unit * s, a_unit * s + b_unit * c
+            scale = (width * bw + height * bh) / (bw * bw + bh * bh)
+            residual = abs(width - scale * bw) + abs(height - scale * bh)
+            if best is None or residual < best[0]:
+                best = (residual, scale * a_unit, scale * b_unit)
+        assert best is not None
+        sides = (best[1], best[2])
+    a, b = sides
+    centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    u, v = np.array([c, s]) * a / 2, np.array([-s, c]) * b / 2
+    quad = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
+    return order_corners_clockwise(quad).astype(np.float32)

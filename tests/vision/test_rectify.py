@@ -87,3 +87,28 @@ def test_failed_alignment_keeps_the_corners() -> None:
 def test_nan_corners_cannot_be_warped() -> None:
     with pytest.raises(ValueError, match="finite"):
         warp_face(np.zeros((10, 10, 3), np.uint8), np.full((4, 2), np.nan), (4, 4))
+
+
+@pytest.mark.parametrize("angle_deg", [0.0, 12.0, 30.0, 58.0, 80.0])
+@pytest.mark.parametrize("aspect", [57 / 89, 1.0])
+def test_quad_in_box_recovers_a_turned_rectangle_from_its_box(
+    angle_deg: float, aspect: float
+) -> None:
+    """A card (or square tile) drawn turned on a plain table: its box and the edges inside it
+    give back its corners to a few percent of its side."""
+    from vision.rectify import quad_in_box
+
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    long_side = 160.0
+    a, b = long_side, long_side * aspect
+    t = np.radians(angle_deg)
+    u, v = np.array([np.cos(t), np.sin(t)]) * a / 2, np.array([-np.sin(t), np.cos(t)]) * b / 2
+    centre = np.array([200.0, 200.0])
+    truth = np.array([centre - u - v, centre + u - v, centre + u + v, centre - u + v])
+    cv2.fillConvexPoly(frame, np.round(truth).astype(np.int32), (235, 235, 235), cv2.LINE_AA)
+    inner = centre + (truth - centre) * 0.8  # a printed frame parallel to the edges
+    cv2.polylines(frame, [np.round(inner).astype(np.int32)], True, (40, 40, 160), 3, cv2.LINE_AA)
+    box = np.array([*truth.min(axis=0), *truth.max(axis=0)])
+    quad = quad_in_box(frame, box, aspect)
+    errors = [np.abs(np.roll(quad, k, axis=0) - truth).max() for k in range(4)]
+    assert min(errors) < 0.04 * long_side
