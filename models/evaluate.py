@@ -76,6 +76,10 @@ def evaluate_synthetic(
     targets: dict[str, int] = defaultdict(int)
     dice_right = dice_colour_right = dice_read = 0
     readable_right = readable_read = 0
+    # identities of matched cards and tiles: correct (or a piece with the same face) / wrong / null
+    identity_counts: dict[str, dict[str, int]] = {
+        k: {"correct": 0, "wrong": 0, "null": 0} for k in ("card", "tile")
+    }
     by_size: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for record in records:
         row: dict[str, Any] = {"sample": record.image_path.name, "error": ""}
@@ -97,6 +101,7 @@ def evaluate_synthetic(
                 iou_ignored = _iou_matrix(pred.boxes_xyxy.astype(np.float64), ignored)
                 used = np.zeros(len(truth), bool)
                 tp = fp = 0
+                matched: list[tuple[int, int]] = []
                 for i in range(len(pred)):
                     candidates = np.where(~used & (iou[i] >= 0.5), iou[i], -1.0)
                     j = int(np.argmax(candidates)) if len(truth) else -1
@@ -106,6 +111,7 @@ def evaluate_synthetic(
                         scored[kind].append((score, True))
                         if score >= thresholds[kind]:
                             tp += 1
+                            matched.append((i, j))
                             if kind == "die":
                                 dice_read += 1
                                 ok = int(pred.die_values[i]) == int(truth[j]["value"])
@@ -123,6 +129,10 @@ def evaluate_synthetic(
                     else:
                         scored[kind].append((score, False))
                         fp += int(score >= thresholds[kind])
+                if kind in identity_counts and matched:
+                    _score_identities(
+                        perception, frame, pred, truth, matched, identity_counts[kind]
+                    )
                 targets[kind] += len(truth)
                 row[f"{kind}_targets"] = len(truth)
                 row[f"{kind}_tp"] = tp
@@ -161,6 +171,10 @@ def evaluate_synthetic(
         }
     summary["die_value_accuracy"] = round(dice_right / dice_read, 4) if dice_read else None
     summary["die_colour_accuracy"] = round(dice_colour_right / dice_read, 4) if dice_read else None
+    summary["identities"] = {
+        k: {**v, "correct_rate": round(v["correct"] / max(sum(v.values()), 1), 4)}
+        for k, v in identity_counts.items()
+    }
     summary["dice_read"] = dice_read
     # dice too blurred or too small for their pips to be told apart (models.data.die_is_readable)
     summary["readable_die_value_accuracy"] = (
@@ -172,6 +186,31 @@ def evaluate_synthetic(
     }
     _add_times(summary, rows)
     return rows, summary
+
+
+def _score_identities(
+    perception: Perception,
+    frame: np.ndarray,
+    pred: Any,
+    truth: list[dict[str, Any]],
+    matched: list[tuple[int, int]],
+    counts: dict[str, int],
+) -> None:
+    """Count the identities of matched detections: a face-up piece is correct when named (or a
+    piece with an identical face is), wrong for another name, null for none; a face-down one is
+    correct when null."""
+    rows = np.array([i for i, _ in matched])
+    _, matches = perception.identifier.identify_detailed(frame, pred[rows], perception.games)
+    for (_, j), match in zip(matched, matches, strict=True):
+        identity = match.identity if match is not None else None
+        aliases = match.aliases if match is not None else ()
+        expected = truth[j].get("identity") if truth[j].get("face_up", True) else None
+        if identity is None:
+            counts["correct" if expected is None else "null"] += 1
+        elif expected is not None and (identity == expected or expected in aliases):
+            counts["correct"] += 1
+        else:
+            counts["wrong"] += 1
 
 
 def _size_bucket(box: np.ndarray) -> str:

@@ -73,7 +73,7 @@ class DetectorConfig:
     max_tile_scale: float = 1.0
     flat_pass_scale: float | None = 0.5
     contained_die_fraction: float = 0.7
-    corners_from: str = "box"
+    corners_from: str = "model"
     aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
     threads: int = 2
 

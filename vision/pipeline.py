@@ -30,6 +30,7 @@ from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_d
 from vision.errors import BadFrameError
 from vision.identify import Identifier
 from vision.pips import PipCounterConfig, count_pips
+from vision.rectify import quad_in_box
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,10 @@ class PerceptionConfig:
         veto_min_confidence: the pip counter must be at least this sure to veto.
         drop_not_dice: remove detected dice that the reader says are not dice (class 0).
         min_frame_side: frames smaller than this (either side) are refused.
+        second_look: cards and tiles left unidentified with the detector's corners are tried
+            once more with the corners of their box turned to the edges inside it
+            (`vision.rectify.quad_in_box`): the two fail on different pieces (perspective
+            squashes the box's rectangle; the corner head is rough on crowded pieces).
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -58,6 +63,7 @@ class PerceptionConfig:
     veto_min_confidence: float = 0.9
     drop_not_dice: bool = True
     min_frame_side: int = 8
+    second_look: bool = True
 
 
 def check_frame(frame: np.ndarray, *, min_side: int = 8) -> np.ndarray:
@@ -168,9 +174,44 @@ class Perception:
         then the companion art), restricted to `games` when given; None where unsure."""
         if not self.identifies or not np.isin(detections.kinds, ("card", "tile")).any():
             return detections
+        identified = self.identifier.identify(frame, detections, self.games)
+        if not self.config.second_look:
+            return identified
+        unsure = np.flatnonzero(
+            np.isin(identified.kinds, ("card", "tile"))
+            & np.array([i is None for i in identified.identities], bool)
+        )
+        if len(unsure) == 0:
+            return identified
+        aspects = self.config.detector.aspects
+        retry = identified[unsure]
+        quads = np.stack(
+            [
+                quad_in_box(frame, box, aspects[str(kind)])
+                for box, kind in zip(retry.boxes_xyxy, retry.kinds, strict=True)
+            ]
+        )
+        again = self.identifier.identify(frame, retry.with_fields(corners_px=quads), self.games)
+        named = np.array([i is not None for i in again.identities], bool)
+        if not named.any():
+            return identified
+        identities = identified.identities.copy()
+        scores = identified.identity_scores.copy()
+        corners = identified.corners_px.copy()
+        rows = unsure[named]
+        identities[rows] = again.identities[named]
+        scores[rows] = again.identity_scores[named]
+        corners[rows] = again.corners_px[named]
+        return identified.with_fields(
+            identities=identities, identity_scores=scores, corners_px=corners
+        )
+
+    @property
+    def identifier(self) -> Identifier:
+        """The identifier of stage 3 (drawn at first use: the gallery takes about 2 s)."""
         if self._identifier is None:
             self._identifier = Identifier()
-        return self._identifier.identify(frame, detections, self.games)
+        return self._identifier
 
     @property
     def stages(self) -> tuple[tuple[str, Callable[..., Detections]], ...]:
