@@ -639,7 +639,10 @@ def read_table(
 
     With `n_players`, tiles outside the board are each player's hand (sides as in `SIDES`);
     without, hands are not read (`Observation.hands` is None) and such tiles are ignored. An
-    unidentified tile on one of the registration's markers is the marker, and is ignored.
+    unidentified tile on one of the registration's markers is the marker, and is ignored. A
+    hand that cannot be read (a tile beside the board not identified, another game's piece, a
+    tile on a side where nobody sits) does not block the board: the hands are then not read
+    (None, which the rules' `explain` accepts) and ``seen["hands_unread"]`` says why.
 
     With `slots` (every chair and stool read from the frame, `vision.readers.cafe_slots`), the
     board is what the slots show: an empty slot is empty, an identified one holds its tile, and
@@ -698,7 +701,8 @@ def read_table(
             )
     if slots is not None:
         seated, stools, board_problems = _board_from_slots(slots, layout, seated, stools)
-    problems = board_problems + problems
+    hands_unread = tuple(dict.fromkeys(problems))  # everything so far is about the hands
+    problems = list(board_problems)
     bar = [stools[i] for i in sorted(stools)]
     if sorted(stools) != list(range(len(stools))):
         problems.append("the bar has a gap: stools are filled in order (CI-14)")
@@ -707,12 +711,15 @@ def read_table(
         "bar": bar,
         "hands": {side: sorted(h) for side, h in hands.items()},
     }
+    if hands_unread:
+        seen["hands_unread"] = list(hands_unread)
     if problems:
         return Reading(None, tuple(dict.fromkeys(problems)), seen)
+    read_hands = n_players and not hands_unread
     observation = Observation(
         seated=tuple(seated),
         bar=tuple(bar),
-        hands=tuple(tuple(sorted(hands[side])) for side in sides) if n_players else None,
+        hands=tuple(tuple(sorted(hands[side])) for side in sides) if read_hands else None,
     )
     return Reading(observation, (), seen)
 

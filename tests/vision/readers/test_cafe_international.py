@@ -84,6 +84,27 @@ def test_ci6_tiles_beside_the_board_are_the_players_face_up_hands() -> None:
     assert reading.ok and reading.observation.hands == (("cuba/w",), ("joker/m",))
 
 
+def test_ci6_an_unreadable_hand_leaves_the_hands_unread_not_the_board() -> None:
+    """CI-6: a tile beside the board that cannot be identified makes the hands unknown (None,
+    with the reason in `seen`), while the board's guests are still read; nothing is guessed."""
+    u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
+    tiles = [
+        _at_units(*_chair("C01"), "cafe-international/china/w"),
+        _at_units((u0 + u1) / 2, v1 + 40, "cafe-international/cuba/w"),
+        _at_units((u0 + u1) / 2, v0 - 40, None),
+    ]
+    reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=2)
+    assert reading.ok
+    assert reading.observation.seated_by_chair(LAYOUT) == {"C01": "china/w"}
+    assert reading.observation.hands is None
+    assert reading.seen["hands_unread"] == ["a tile beside the board could not be identified"]
+    # the same unidentified tile on the board blocks the reading
+    on_board = [*tiles[:2], _at_units(*_chair("C02"), None)]
+    blocked = read_table(detections(on_board), SIZE, _registration(), LAYOUT, LAYOUT_JSON)
+    assert blocked.observation is None
+    assert "a tile on the board could not be identified" in blocked.problems
+
+
 def test_ci9_two_tiles_on_a_chair_and_a_tile_between_chairs_are_problems() -> None:
     """CI-9: one guest per chair; a tile that is on no chair is not placed by guess."""
     x, y = _chair("C01")
