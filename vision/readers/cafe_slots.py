@@ -105,6 +105,10 @@ class SlotConfig:
         wide_turns: … also turned by these angles (degrees); empty: no second look.
         pose_ratio: the distance-ratio test (as `IdentifyConfig.min_distance_ratio`) the best
             class must pass against every other class at every position looked at.
+        reuse_below: a slot whose top-down patch (1.5 tiles wide) changed by less than this
+            mean absolute difference (grey levels) since the last frame read with the same
+            registration keeps that frame's reading: identifying is most of a frame's cost,
+            and between moves almost every slot is unchanged. None: always read afresh.
     """
 
     tile_of_chair: float = 8.0 / 9.0
@@ -123,6 +127,7 @@ class SlotConfig:
     pose_ratio: float = 1.5
     wide_step: float = 0.125
     wide_turns: tuple[float, ...] = (-12.0, 12.0)
+    reuse_below: float | None = 4.0
 
 
 @dataclass(frozen=True)
@@ -248,6 +253,8 @@ class SlotReader:
     ):
         self.config = config or SlotConfig()
         self.identifier = identifier
+        # the last frame read: its homography, slot patches and reading (see `read`)
+        self._last: tuple[np.ndarray, list[np.ndarray], tuple[SlotRead, ...]] | None = None
         self.slots = board_slots(layout_json)
         self.tile_side = tile_side_units(layout_json, self.config)
         scale = self.config.view_px_per_unit
@@ -313,7 +320,9 @@ class SlotReader:
     def residual(self, frame: np.ndarray, registration: Registration) -> np.ndarray:
         """How much the frame (uint8 BGR) differs from the empty board, seen from above: (H, W)
         float32 in units of the board's contrast (0: the empty board)."""
-        view = self._top_down(frame, registration.homography)
+        return self._residual(self._top_down(frame, registration.homography))
+
+    def _residual(self, view: np.ndarray) -> np.ndarray:
         free = self._board_mask
         # the reference as blurred as the frame: the one the light's fit explains best
         fits = [_fit_light(r[free], view[free], self.config.light_trim) for r in self._references]
@@ -436,11 +445,58 @@ class SlotReader:
             out.append((best if clear else replace(best, identity=None), where))
         return out
 
+    def _slot_patches(self, view: np.ndarray) -> list[np.ndarray]:
+        """Each slot's top-down patch, 1.5 tiles wide (for telling which slots changed)."""
+        half = max(1, int(round(0.75 * self.tile_side * self.config.view_px_per_unit)))
+        h, w = view.shape[:2]
+        patches = []
+        for x, y in np.round(self._centres_view).astype(int):
+            patches.append(
+                view[max(0, y - half) : min(h, y + half), max(0, x - half) : min(w, x + half)]
+            )
+        return patches
+
+    def _unchanged(self, patches: list[np.ndarray], registration: Registration) -> np.ndarray:
+        """Which slots look as they did in the last frame read with this registration."""
+        last = self._last
+        limit = self.config.reuse_below
+        if limit is None or last is None or not np.array_equal(last[0], registration.homography):
+            return np.zeros(len(self.slots), bool)
+        return np.array(
+            [
+                a.shape == b.shape and a.size > 0 and float(np.abs(a - b).mean()) < limit
+                for a, b in zip(patches, last[1], strict=True)
+            ],
+            bool,
+        )
+
     def read(self, frame: np.ndarray, registration: Registration) -> tuple[SlotRead, ...]:
-        """Every slot of the board in `frame` (uint8 BGR, registered by `registration`)."""
-        occupancy = self.occupancy(self.residual(frame, registration))
+        """Every slot of the board in `frame` (uint8 BGR, registered by `registration`); slots
+        unchanged since the last frame keep its reading (`SlotConfig.reuse_below`)."""
+        view = self._top_down(frame, registration.homography)
+        patches = self._slot_patches(view)
+        unchanged = self._unchanged(patches, registration)
+        previous = self._last[2] if self._last is not None else ()
+        fresh = self._read(frame, registration, view, skip=unchanged)
+        out = tuple(
+            previous[i] if unchanged[i] and i < len(previous) else fresh[i]
+            for i in range(len(self.slots))
+        )
+        self._last = (registration.homography.copy(), patches, out)
+        return out
+
+    def _read(
+        self,
+        frame: np.ndarray,
+        registration: Registration,
+        view: np.ndarray,
+        *,
+        skip: np.ndarray,
+    ) -> tuple[SlotRead, ...]:
+        """Read the slots afresh, leaving out (as empty) the `skip` ones' identification."""
+        occupancy = self.occupancy(self._residual(view))
         occupied = occupancy >= self.config.empty_below
-        rows = np.flatnonzero(occupied)
+        rows = np.flatnonzero(occupied & ~skip)
         found = dict(zip(rows.tolist(), self.identify(frame, registration, rows), strict=True))
         again = []
         for i, (match, _) in found.items():
@@ -458,6 +514,8 @@ class SlotReader:
                     found[i] = (match, centre)
         out = []
         for i, slot in enumerate(self.slots):
+            if skip[i] and i not in found:
+                occupied[i] = False  # kept from the last frame by the caller
             match, centre = found[i] if occupied[i] else (None, self._centres[i])
             identity = match.identity if match is not None else None
             tile = identity[len(PREFIX) :] if identity and identity.startswith(PREFIX) else None

@@ -229,3 +229,28 @@ def test_an_occupied_slot_nobody_identifies_is_a_problem() -> None:
         "a tile on chair C07 could not be identified",
         "a tile on bar stool 1 could not be identified",
     )
+
+
+def test_unchanged_slots_keep_their_reading_and_a_new_tile_is_read() -> None:
+    """Between moves almost every slot is unchanged: those keep the last frame's reading (no
+    identifying again); a tile put down since is read."""
+    reader = SlotReader(LAYOUT_JSON, Identifier(default_gallery(["cafe-international"])))
+    calls: list[int] = []
+    match = reader.identifier.match
+
+    def counting(frame, detections, games=None):  # type: ignore[no-untyped-def]
+        calls.append(len(detections))
+        return match(frame, detections, games)
+
+    reader.identifier.match = counting  # type: ignore[method-assign]
+    before, registration = _render({"C07": "italy/w"})
+    first = _by_slot(reader.read(before, registration))
+    assert first["C07"].tile == "italy/w" and sum(calls) > 0
+    calls.clear()
+    again = _by_slot(reader.read(before.copy(), registration))
+    assert again == first and sum(calls) == 0  # the same frame: nothing identified again
+    after, registration_after = _render({"C07": "italy/w", "C20": "germany/m"})
+    calls.clear()
+    now = _by_slot(reader.read(after, registration_after))
+    assert now["C20"].tile == "germany/m" and now["C07"].tile == "italy/w"
+    assert sum(calls) > 0
