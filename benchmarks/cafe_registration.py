@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engines.cafe_international as ci  # noqa: E402
-from engines.api import random_step  # noqa: E402
+from engines.api import random_playout  # noqa: E402
 from vision.readers import cafe_international as ci_reader  # noqa: E402
 
 SEED_BASE = 9_000_000
@@ -45,12 +45,7 @@ def table(seed: int, hands: bool) -> tuple[np.ndarray, dict]:
 
     rng = random.Random(seed)
     state = ci.new_game(list(NAMES[: 2 + seed % 3]))
-    for _ in range(rng.randrange(10, 80)):
-        if ci.is_over(state):
-            break
-        state = ci.apply(state, random_step(ci, state, rng))
-    while ci.is_chance_node(state) and not ci.is_over(state):
-        state = ci.apply(state, random_step(ci, state, rng))
+    state = random_playout(ci, state, rng.randrange(10, 80), rng)
     reach: tuple[tuple[float, float], ...] = ()
     if hands:
         hand_rng = np.random.default_rng([seed, 5])

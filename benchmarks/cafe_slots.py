@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import engines.cafe_international as ci  # noqa: E402
 from datasets.state_render import render_state  # noqa: E402
-from engines.api import random_step  # noqa: E402
+from engines.api import random_playout  # noqa: E402
 from engines.cafe_international.catalogue import hand_tile  # noqa: E402
 from vision.gallery import default_gallery  # noqa: E402
 from vision.identify import Identifier  # noqa: E402
@@ -60,12 +60,7 @@ def mid_game(seed: int) -> Any:
     """A random Café game played 10–80 random steps from the start (as `ci_registration`)."""
     rng = random.Random(seed)
     state = ci.new_game(list(NAMES[: 2 + seed % 3]))
-    for _ in range(rng.randrange(10, 80)):
-        if ci.is_over(state):
-            break
-        state = ci.apply(state, random_step(ci, state, rng))
-    while ci.is_chance_node(state) and not ci.is_over(state):
-        state = ci.apply(state, random_step(ci, state, rng))
+    state = random_playout(ci, state, rng.randrange(10, 80), rng)
     return state
 
 

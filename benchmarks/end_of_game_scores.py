@@ -43,7 +43,7 @@ from datasets.state_render import (  # noqa: E402
     render_spread,
     spread_camera,
 )
-from engines.api import random_step  # noqa: E402
+from engines.api import random_playout, random_step  # noqa: E402
 from engines.cafe_international.scoring import hand_penalty  # noqa: E402
 from engines.dice_king.catalogue import companion_deck  # noqa: E402
 from engines.dice_king.scoring import score_kingdom  # noqa: E402
@@ -162,12 +162,7 @@ def ci_registration(seed: int) -> tuple[str, float]:
 
     rng = random.Random(seed)
     state = ci.new_game(list(NAMES[: 2 + seed % 3]))
-    for _ in range(rng.randrange(10, 80)):
-        if ci.is_over(state):
-            break
-        state = ci.apply(state, random_step(ci, state, rng))
-    while ci.is_chance_node(state) and not ci.is_over(state):
-        state = ci.apply(state, random_step(ci, state, rng))
+    state = random_playout(ci, state, rng.randrange(10, 80), rng)
     image, truth = render_state("cafe-international", state, seed, size=(1280, 960))
     layout_json = json.loads(
         (

@@ -65,6 +65,19 @@ def random_step(rules: GameRules, state: Any, rng: random.Random) -> Any:
     return rng.choice(actions)
 
 
+def random_playout(rules: GameRules, state: Any, steps: int, rng: random.Random) -> Any:
+    """`state` after up to `steps` random steps (fewer when the game ends), then every pending
+    chance step resolved, so the result is a position where a player is to act (or the end):
+    the mid-game positions benchmarks and tests render."""
+    for _ in range(steps):
+        if rules.is_over(state):
+            break
+        state = rules.apply(state, random_step(rules, state, rng))
+    while rules.is_chance_node(state) and not rules.is_over(state):
+        state = rules.apply(state, random_step(rules, state, rng))
+    return state
+
+
 @dataclass(frozen=True)
 class History(Generic[S, A]):
     """A game's path as values: every state reached and the action between each two.
@@ -109,4 +122,4 @@ class History(Generic[S, A]):
         return History(self.states + (next_state,), self.actions + (action,), self.redo_stack[:-1])
 
 
-__all__ = ["GameRules", "History", "random_step", "sample_chance"]
+__all__ = ["GameRules", "History", "random_playout", "random_step", "sample_chance"]

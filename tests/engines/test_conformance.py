@@ -102,3 +102,19 @@ def test_history_redo_replays_the_undone_action(game: str) -> None:
     undone = history.undo().undo()
     assert undone.redo(rules).redo(rules).current == history.current
     assert not history.can_redo()
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_random_playout_stops_where_a_player_acts_or_at_the_end(game: str) -> None:
+    """`random_playout`: a few random steps, then pending chance resolved — a player is to act
+    (or the game is over); a long playout ends the game; the same seed gives the same state."""
+    from engines.api import random_playout
+
+    rules = _rules(game)
+    start = rules.new_game(["Anna", "Ben", "Cleo"])
+    for steps in (0, 5, 17):
+        state = random_playout(rules, start, steps, random.Random(steps))
+        assert rules.is_over(state) or not rules.is_chance_node(state)
+        again = random_playout(rules, start, steps, random.Random(steps))
+        assert rules.state_to_json(state) == rules.state_to_json(again)
+    assert rules.is_over(random_playout(rules, start, 100_000, random.Random(1)))
