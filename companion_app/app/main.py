@@ -514,6 +514,7 @@ class TableCompanionApp(App):
             self.recognition = self._recognition_factory(session, self.corrections)
             return
         try:
+            from companion_app.viewmodels.settings import layout_json
             from vision.readers.cafe_international import load_board_corners
 
             layout_name = self._layout_name()
@@ -529,9 +530,15 @@ class TableCompanionApp(App):
                 corrections=self.corrections,
                 demo=self._clip is not None,
                 printed_board=printed,
+                layout_json=(
+                    layout_json(self.settings_vm.settings)
+                    if session.game == "cafe-international"
+                    else None
+                ),
             )
             self.recognition_problem = None
-        except RecognitionUnavailable as error:
+        except (RecognitionUnavailable, ValueError, OSError) as error:
+            # a missing model, or a layout file gone since the game began: the app goes on
             self.recognition_problem = str(error)
             _LOG.info("recognition unavailable: %s", error)
 

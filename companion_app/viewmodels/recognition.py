@@ -94,10 +94,11 @@ def _reader_for(
 ) -> Callable[[np.ndarray, Detections], Reading]:
     """The game's reader as ``read(frame, detections) -> Reading``.
 
-    Café International with an `identifier`: once the board is registered, every chair and
-    stool is read from the frame itself (`vision.readers.cafe_slots`; small tiles on the board
-    are where the detector is weakest); the detections add the players' hands. A board without
-    an empty-board reference (a traced layout of another printing) is read from detections only.
+    Café International with an `identifier` on the companion board (not `printed`): once the
+    board is registered, every chair and stool is read from the frame itself
+    (`vision.readers.cafe_slots`; small tiles on the board are where the detector is weakest);
+    the detections add the players' hands. A board without an empty-board reference (a traced
+    layout of another printing) is read from detections only.
     """
     if game == "kings-breakfast":
         from vision.readers import kings_breakfast as kb
@@ -118,7 +119,9 @@ def _reader_for(
     registration: list[Any] = [None]  # the board does not move: registered once, then reused
     layout_data = layout_json or json.loads(CAFE_LAYOUT_JSON.read_text(encoding="utf-8"))
     slot_reader = None
-    if identifier is not None:
+    # slots are compared with the companion art: only the companion board (found by its
+    # markers) looks like it; a printed board of the user's own is read from detections
+    if identifier is not None and not printed:
         from vision.readers.cafe_slots import SlotReader
 
         try:
@@ -309,8 +312,10 @@ def load_recognition(
     demo: bool = False,
     detector_model: Path | None = None,
     printed_board: bool = False,
+    layout_json: dict[str, Any] | None = None,
 ) -> Recognition:
-    """The full recognition of `game`, with the user's zones (the defaults in the demo).
+    """The full recognition of `game`, with the user's zones (the defaults in the demo) and,
+    for Café International, the user's board layout (`layout_json`; None: the reference).
 
     Raises:
         RecognitionUnavailable: the detector model is missing or cannot be loaded.
@@ -346,7 +351,13 @@ def load_recognition(
             else load_zones(game, n_players=n_players)
         )
     read = _reader_for(
-        game, n_players, zones=zones, layout=layout, printed=printed_board, identifier=identifier
+        game,
+        n_players,
+        zones=zones,
+        layout=layout,
+        layout_json=layout_json,
+        printed=printed_board,
+        identifier=identifier,
     )
     return Recognition(
         game,

@@ -106,6 +106,21 @@ def game_options(game: str, settings: Settings) -> dict[str, Any]:
     return {}
 
 
+def layout_json(settings: Settings) -> dict[str, Any] | None:
+    """The Café board layout's JSON (positions of tables, chairs and stools) when the settings
+    name a layout file; None for the reference layout (the readers load it themselves).
+
+    Raises:
+        ValueError: the layout file cannot be read (storage's message).
+    """
+    if settings.layout in ("", "reference"):
+        return None
+    data = storage.read_json(Path(settings.layout).expanduser())
+    if not isinstance(data, dict):
+        raise ValueError(f"layout file {settings.layout} does not hold a JSON object")
+    return data
+
+
 class SettingsViewModel:
     """Holds the settings, validates edits, saves them atomically after every change."""
 

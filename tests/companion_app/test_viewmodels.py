@@ -140,6 +140,21 @@ def test_settings_choose_the_bar_reading_for_cafe() -> None:
     assert game_options("dice-king", Settings()) == {}
 
 
+def test_the_recognition_gets_the_users_board_layout(tmp_path: Path) -> None:
+    """A layout file in the settings is what the Café reader places tiles with (its chairs'
+    positions); the reference layout is left to the reader; a broken file says so."""
+    from companion_app.viewmodels.settings import layout_json
+
+    assert layout_json(Settings()) is None
+    own = {"name": "mine", "tables": [], "chairs": []}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(own), encoding="utf-8")
+    assert layout_json(Settings(layout=str(path))) == own
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match="does not hold a JSON object"):
+        layout_json(Settings(layout=str(path)))
+
+
 # ---- table and history ---------------------------------------------------------------------------
 
 
