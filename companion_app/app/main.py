@@ -599,7 +599,8 @@ class TableCompanionApp(App):
             title=self.tr(key),
             title_size=sp(theme.FONT_LARGE),
             content=box,
-            size_hint=(0.7, 0.9),
+            # no candidate: only the message and one button, not an empty list
+            size_hint=(0.7, 0.9 if event.candidates else 0.4),
             auto_dismiss=False,
         )
         for index, candidate in enumerate(event.candidates[:6]):
@@ -610,7 +611,9 @@ class TableCompanionApp(App):
             button = BigButton(text=text or self.tr("describe.none"))
             button.bind(on_release=lambda *_, index=index: self.answer_question(index))
             box.add_widget(button)
-        later = BigButton(text=self.tr("table.question_tap"))
+        later = BigButton(
+            text=self.tr("table.question_tap" if event.candidates else "table.question_ok")
+        )
         later.bind(on_release=lambda *_: self._close_question())
         box.add_widget(later)
         self._question_popup = popup
