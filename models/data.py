@@ -227,16 +227,22 @@ def die_is_readable(die: dict[str, Any], effects: dict[str, Any] | None) -> bool
 COLOUR_INDEX: dict[str | None, int] = {None: 0, "r": 1, "g": 2, "b": 3}
 
 
-def _box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    if len(boxes) == 0:
-        return np.zeros(0)
+def _overlaps(box: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Intersection areas of `box` with each of `boxes` (xyxy), the box's area and theirs."""
     x1 = np.maximum(box[0], boxes[:, 0])
     y1 = np.maximum(box[1], boxes[:, 1])
     x2 = np.minimum(box[2], boxes[:, 2])
     y2 = np.minimum(box[3], boxes[:, 3])
     inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
+    area = float((box[2] - box[0]) * (box[3] - box[1]))
     areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter, area, areas
+
+
+def _box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    if len(boxes) == 0:
+        return np.zeros(0)
+    inter, area, areas = _overlaps(box, boxes)
     return inter / np.maximum(area + areas - inter, 1e-6)
 
 
@@ -364,16 +370,10 @@ def mine_false_dice(
         false = []
         for box in boxes:
             if len(die_boxes):
-                if (_box_iou(box, die_boxes) > 0.2).any():
-                    continue
-                area = (box[2] - box[0]) * (box[3] - box[1])
-                x1 = np.maximum(box[0], die_boxes[:, 0])
-                y1 = np.maximum(box[1], die_boxes[:, 1])
-                x2 = np.minimum(box[2], die_boxes[:, 2])
-                y2 = np.minimum(box[3], die_boxes[:, 3])
-                inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-                die_area = (die_boxes[:, 2] - die_boxes[:, 0]) * (die_boxes[:, 3] - die_boxes[:, 1])
-                if ((inter >= 0.25 * die_area) & (inter >= 0.5 * area)).any():
+                inter, area, die_areas = _overlaps(box, die_boxes)
+                iou = inter / np.maximum(area + die_areas - inter, 1e-6)
+                on_a_die = (inter >= 0.25 * die_areas) & (inter >= 0.5 * area)
+                if (iou > 0.2).any() or on_a_die.any():
                     continue
             false.append(box)
         if false:

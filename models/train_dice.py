@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,22 @@ def _augment(x: Any, generator: Any) -> Any:
     noise = torch.empty(b, 1, 1, 1).uniform_(0.0, 0.04, generator=generator)
     out = out + torch.randn(out.shape, generator=generator) * noise
     return out.clamp_(0.0, 1.0)
+
+
+CROP_ARRAYS = ("crops", "values", "colours", "scene", "readable")
+
+
+def _cached_crops(path: Path, build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The crop arrays saved at `path`, else `build()`'s, saved there (a cache written before
+    readability was recorded is rebuilt)."""
+    if path.exists():
+        data = dict(np.load(path))
+        if all(k in data for k in CROP_ARRAYS):
+            return data
+    data = build()
+    arrays: dict[str, Any] = {k: data[k] for k in CROP_ARRAYS}
+    np.savez(path, **arrays)
+    return data
 
 
 def _fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
@@ -107,41 +124,23 @@ def train_dice(args: argparse.Namespace) -> Path:
     started = time.time()
     torch.manual_seed(args.seed)
     # --- data
-    crops_path = folder / "crops.npz"
-    data = dict(np.load(crops_path)) if crops_path.exists() else {}
-    if "readable" not in data:  # none yet, or written before readability was recorded
-        folders = scene_folders(args)
-        data = extract_dice_crops(
-            folders, seed=args.seed, size=args.size, progress=not args.no_progress
-        )
-        np.savez(
-            crops_path,
-            crops=data["crops"],
-            values=data["values"],
-            colours=data["colours"],
-            scene=data["scene"],
-            readable=data["readable"],
-        )
+    data = _cached_crops(
+        folder / "crops.npz",
+        lambda: extract_dice_crops(
+            scene_folders(args), seed=args.seed, size=args.size, progress=not args.no_progress
+        ),
+    )
     if args.false_dice_from is not None:
-        false_path = folder / "false_dice.npz"
-        if false_path.exists():
-            false = dict(np.load(false_path))
-        else:
-            false = mine_false_dice(
+        false = _cached_crops(
+            folder / "false_dice.npz",
+            lambda: mine_false_dice(
                 scene_folders(args),
                 args.false_dice_from,
                 size=args.size,
                 limit=3 if args.smoke else args.false_dice_scenes,
                 progress=not args.no_progress,
-            )
-            np.savez(
-                false_path,
-                crops=false["crops"],
-                values=false["values"],
-                colours=false["colours"],
-                scene=false["scene"],
-                readable=false["readable"],
-            )
+            ),
+        )
         data = {k: np.concatenate([data[k], false[k]]) for k in data}
     n = len(data["values"])
     if n == 0:

@@ -26,7 +26,6 @@ import numpy as np
 from vision.detections import KINDS, Detections
 from vision.errors import ModelError
 from vision.geometry import order_corners_clockwise
-from vision.rectify import quad_in_box
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
 STRIDE = 8
@@ -53,10 +52,6 @@ class DetectorConfig:
         contained_die_fraction: a die box lying at least this fraction inside a die box of more
             than twice its area is dropped (a pip or a face detail seen as a small die: a die
             cannot lie inside another).
-        corners_from: where cards' and tiles' corners come from: ``"box"`` (the box turned to
-            the edges seen in it, `vision.rectify.quad_in_box`) or ``"model"`` (the network's
-            corner head, which so far regresses the edge midpoints: a diamond inside the box).
-        aspects: short over long side per kind, for ``corners_from="box"``.
         threads: onnxruntime intra-op threads.
     """
 
@@ -73,8 +68,6 @@ class DetectorConfig:
     max_tile_scale: float = 1.0
     flat_pass_scale: float | None = 0.5
     contained_die_fraction: float = 0.7
-    corners_from: str = "model"
-    aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
     threads: int = 2
 
 
@@ -293,11 +286,7 @@ class Detector:
         die_rows = kinds == KINDS.index("die")
         ordered = corners.copy()
         for i in np.flatnonzero(~die_rows):
-            if self.config.corners_from == "box":
-                aspect = self.config.aspects[KINDS[kinds[i]]]
-                ordered[i] = quad_in_box(frame, boxes[i], aspect)
-            else:
-                ordered[i] = order_corners_clockwise(corners[i])
+            ordered[i] = order_corners_clockwise(corners[i])
         ordered[die_rows] = np.nan
         return Detections.from_boxes(boxes, scores, [KINDS[k] for k in kinds], ordered)
 

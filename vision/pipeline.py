@@ -52,7 +52,9 @@ class PerceptionConfig:
         second_look: cards and tiles left unidentified with the detector's corners are tried
             once more with the corners of their box turned to the edges inside it
             (`vision.rectify.quad_in_box`): the two fail on different pieces (perspective
-            squashes the box's rectangle; the corner head is rough on crowded pieces).
+            squashes the box's rectangle; the corner head regresses edge midpoints on crowded
+            pieces).
+        piece_aspects: short over long side of cards and tiles, for the second look's quads.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -64,6 +66,7 @@ class PerceptionConfig:
     drop_not_dice: bool = True
     min_frame_side: int = 8
     second_look: bool = True
+    piece_aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
 
 
 def check_frame(frame: np.ndarray, *, min_side: int = 8) -> np.ndarray:
@@ -183,7 +186,7 @@ class Perception:
         )
         if len(unsure) == 0:
             return identified
-        aspects = self.config.detector.aspects
+        aspects = self.config.piece_aspects
         retry = identified[unsure]
         quads = np.stack(
             [

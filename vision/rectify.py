@@ -15,8 +15,8 @@ rendered scenes against their true corners.
 
 `quad_in_box` gives a piece's 4 corners from its detected box alone: the box's dominant edge
 direction (cards and tiles are printed with borders and frames parallel to their edges) and the
-piece's known aspect fix the rotated rectangle that fills the box. It stands in for the
-detector's own corner head while that head is untrained (it regresses edge midpoints).
+piece's known aspect fix the rotated rectangle that fills the box: the second look at pieces the
+detector's own corners could not identify (`vision.pipeline`).
 
 Public names: `AlignConfig`, `align_to_reference`, `warp_face`, `warp_many`, `face_size`,
 `edge_direction`, `quad_in_box`.
@@ -29,6 +29,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from vision.geometry import order_corners_clockwise
 
 
 def face_size(width_mm: float, height_mm: float, width_px: int) -> tuple[int, int]:
@@ -217,8 +219,6 @@ def quad_in_box(
     solution keeps roughly the piece's aspect, the sides are solved for (perspective may squash
     a piece); otherwise the piece's aspect is imposed and its size fitted to the box.
     """
-    from vision.geometry import order_corners_clockwise
-
     x1, y1, x2, y2 = (float(v) for v in box)
     width, height = x2 - x1, y2 - y1
     h, w = frame.shape[:2]

@@ -19,20 +19,12 @@ from datasets.state_render import (
     render_state,
     table_camera,
 )
-from engines.api import random_step
+from engines.api import random_playout
 from engines.kings_breakfast.catalogue import FOODS
 
 
 def _played(module, players: list[str], steps: int, seed: int):  # type: ignore[no-untyped-def]
-    rng = random.Random(seed)
-    state = module.new_game(players)
-    for _ in range(steps):
-        if module.is_over(state):
-            break
-        state = module.apply(state, random_step(module, state, rng))
-    while module.is_chance_node(state) and not module.is_over(state):
-        state = module.apply(state, random_step(module, state, rng))
-    return state
+    return random_playout(module, module.new_game(players), steps, random.Random(seed))
 
 
 def _visible(pieces) -> Counter:  # type: ignore[no-untyped-def]

@@ -478,10 +478,7 @@ class SlotReader:
         unchanged = self._unchanged(patches, registration)
         previous = self._last[2] if self._last is not None else ()
         fresh = self._read(frame, registration, view, skip=unchanged)
-        out = tuple(
-            previous[i] if unchanged[i] and i < len(previous) else fresh[i]
-            for i in range(len(self.slots))
-        )
+        out = tuple(previous[i] if unchanged[i] else fresh[i] for i in range(len(self.slots)))
         self._last = (registration.homography.copy(), patches, out)
         return out
 
