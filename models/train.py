@@ -73,6 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
     detector = sub.add_parser("detector", help="the card/tile/die detector")
     _common(detector, "detector")
     detector.add_argument("--input", type=int, default=320, help="square training crop side")
+    detector.add_argument(
+        "--device", default="auto", help="torch device: auto (CUDA when there is a GPU), cpu, cuda"
+    )
+    detector.add_argument(
+        "--workers", type=int, default=0, help="data loader processes (0: load in the trainer)"
+    )
+    detector.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="end at the first epoch boundary after this many minutes (rerun to resume)",
+    )
     return parser
 
 

@@ -147,7 +147,8 @@ def make_sample(
     img = img * rng.uniform(0.7, 1.3) * rng.uniform(0.94, 1.06, 3)
     if rng.random() < 0.2:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 1.2))
-    tensor = np.clip(img, 0, 1).transpose(2, 0, 1).astype(np.float32)
+    # uint8 (the trainer scales to [0, 1]): a quarter of the bytes through the loader's queues.
+    tensor = np.clip(img * 255.0 + 0.5, 0, 255).astype(np.uint8).transpose(2, 0, 1).copy()
     return tensor, {
         "heat": heat,
         "ignore": ignore,
@@ -208,36 +209,101 @@ def detector_loss(outputs: Any, targets: dict[str, Any]) -> tuple[Any, dict[str,
     return total, parts
 
 
-class _SceneBatches:
-    """Yields (images, targets) batches from scene records, seeded per epoch."""
+def _slim(record: Any) -> tuple[str, list[dict[str, Any]]]:
+    """A scene record as its image path and the object fields training reads: loader workers are
+    spawned, so the records are pickled to each of them."""
+    keep = ("kind", "box", "target", "corners")
+    objects = [{k: o[k] for k in keep if k in o} for o in record.truth["objects"]]
+    return str(record.image_path), objects
 
-    def __init__(self, records: list[Any], size: int, batch: int) -> None:
+
+class _SceneSamples:
+    """Training samples: sample ``epoch * len(records) + i`` is scene `order(epoch)[i]` augmented
+    by a generator seeded (seed, epoch, i), so a run gives the same samples with any number of
+    loader workers."""
+
+    def __init__(self, records: list[Any], size: int, seed: int) -> None:
         self.records = records
         self.size = size
-        self.batch = batch
+        self.seed = seed
+        self._orders: dict[int, np.ndarray] = {}
 
-    def epoch(self, seed: int, epoch: int) -> Any:
-        import torch
+    def __len__(self) -> int:
+        return len(self.records)
 
-        rng = np.random.default_rng([seed, epoch])
-        order = rng.permutation(len(self.records))
-        for start in range(0, len(order) - self.batch + 1, self.batch):
-            images, targets = [], []
-            for i in order[start : start + self.batch]:
-                record = self.records[int(i)]
-                image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
-                if image is None:
-                    continue
-                x, t = make_sample(image, record.truth["objects"], rng, self.size)
-                images.append(x)
-                targets.append(t)
-            if not images:
-                continue
-            stacked = {k: torch.from_numpy(np.stack([t[k] for t in targets])) for k in targets[0]}
-            yield torch.from_numpy(np.stack(images)), stacked
+    def order(self, epoch: int) -> np.ndarray:
+        if epoch not in self._orders:
+            self._orders = {epoch: np.random.default_rng([self.seed, epoch]).permutation(len(self))}
+        return self._orders[epoch]
 
-    def steps(self) -> int:
-        return max(0, len(self.records) // self.batch)
+    def __getitem__(self, key: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        epoch, i = divmod(int(key), len(self))
+        path, objects = self.records[int(self.order(epoch)[i])]
+        image = cv2.imread(path, cv2.IMREAD_COLOR)
+        if image is None:
+            raise RuntimeError(f"unreadable training image {path}")
+        rng = np.random.default_rng([self.seed, epoch, i])
+        return make_sample(image, objects, rng, self.size)
+
+
+class _EpochSampler:
+    """The sample keys of one epoch (`_SceneSamples`); set `epoch` before iterating."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.epoch = 0
+
+    def __iter__(self) -> Any:
+        return iter(range(self.epoch * self.count, (self.epoch + 1) * self.count))
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def _quiet_worker(_: int) -> None:
+    """Loader workers: one OpenCV thread each (the workers are the parallelism)."""
+    cv2.setNumThreads(1)
+
+
+def _scene_loader(
+    records: list[Any], size: int, batch: int, seed: int, workers: int
+) -> tuple[Any, _EpochSampler]:
+    """A loader of (images, targets) batches (incomplete last batch dropped) and its sampler.
+
+    Workers are spawned, not forked: a fork after OpenCV's thread pool ran (the scene renders)
+    can inherit a held lock and hang. They persist across epochs.
+    """
+    import torch
+
+    sampler = _EpochSampler(len(records))
+    loader: Any = torch.utils.data.DataLoader(
+        _SceneSamples(records, size, seed),  # type: ignore[arg-type]
+        batch_size=batch,
+        sampler=sampler,
+        drop_last=True,
+        num_workers=workers,
+        worker_init_fn=_quiet_worker if workers else None,
+        multiprocessing_context="spawn" if workers else None,
+        persistent_workers=workers > 0,
+        pin_memory=torch.cuda.is_available(),
+        prefetch_factor=4 if workers else None,
+    )
+    return loader, sampler
+
+
+def training_device(name: str) -> str:
+    """`name` as a torch device: ``auto`` is CUDA when there is a GPU, else the CPU.
+
+    Raises:
+        SystemExit: ``cuda`` asked for on a machine without one.
+    """
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: torch sees no CUDA GPU here")
+    return name
 
 
 def train_detector(args: argparse.Namespace) -> Path:
@@ -253,26 +319,35 @@ def train_detector(args: argparse.Namespace) -> Path:
     folder = run_folder(args)
     started = time.time()
     torch.manual_seed(args.seed)
-    records = [r for f in scene_folders(args) for r in read_scene_cache(f)]
+    records = [_slim(r) for f in scene_folders(args) for r in read_scene_cache(f)]
     if args.smoke:
         records = records[:4]
     if not records:
         raise SystemExit("no rendered scenes to train on")
     size = 128 if args.smoke else args.input
     batch = min(args.batch, len(records))
-    data = _SceneBatches(records, size, batch)
-    net = CenterNetDetector(args.width or 16)
+    device = training_device(args.device)
+    net = CenterNetDetector(args.width or 16).to(device)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     epochs = 1 if args.smoke else args.epochs
-    steps_per_epoch = 2 if args.smoke else data.steps()
+    steps_per_epoch = 2 if args.smoke else len(records) // batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=args.lr, total_steps=max(1, steps_per_epoch * epochs), pct_start=0.1
     )
     start_epoch, step, _ = restore_training(folder, args.init, net, optimiser, schedule)
+    loader, sampler = _scene_loader(records, size, batch, args.seed, args.workers)
+    stopped_early = False
     for epoch in range(start_epoch, epochs):
+        if args.stop_after is not None and time.time() - started > args.stop_after * 60:
+            # A time-boxed call (a lent GPU, a CI job) ends at an epoch boundary; rerunning the
+            # same command resumes here.
+            stopped_early = True
+            print(f"stopping before epoch {epoch + 1}: --stop-after {args.stop_after} min passed")
+            break
         net.train()
+        sampler.epoch = epoch
         bar = tqdm(
-            data.epoch(args.seed, epoch),
+            loader,
             total=steps_per_epoch,
             desc=f"detector epoch {epoch + 1}/{epochs}",
             disable=args.no_progress,
@@ -282,6 +357,8 @@ def train_detector(args: argparse.Namespace) -> Path:
         for images, targets in bar:
             if done >= steps_per_epoch:
                 break
+            images = images.to(device, non_blocking=True).float() / 255.0
+            targets = {k: v.to(device, non_blocking=True) for k, v in targets.items()}
             loss, parts = detector_loss(net(images), targets)
             optimiser.zero_grad()
             loss.backward()
@@ -303,19 +380,21 @@ def train_detector(args: argparse.Namespace) -> Path:
                 "step": step,
             },
         )
-        append_history(
-            folder,
-            {"epoch": epoch + 1, "step": step, **{k: v / max(done, 1) for k, v in sums.items()}},
-        )
+        line = {"epoch": epoch + 1, "step": step, **{k: v / max(done, 1) for k, v in sums.items()}}
+        append_history(folder, {**line, "seconds": round(time.time() - started, 1)})
+        if args.no_progress:
+            print(json.dumps(line), flush=True)
     out = args.out or (folder / "detector.onnx" if args.smoke else DEFAULT_OUT)
-    export_detector(net, out, metadata={"stride": STRIDE, "kinds": list(KIND_INDEX)})
+    export_detector(net.cpu(), out, metadata={"stride": STRIDE, "kinds": list(KIND_INDEX)})
     metrics = {
         "model": "detector",
         "parameters": count_parameters(net),
         "scenes": len(records),
         "input": size,
         "epochs": epochs,
+        "stopped_early": stopped_early,
         "steps": step,
+        "device": device,
         "seed": args.seed,
         "train_seconds_this_call": round(time.time() - started, 1),
         "onnx": str(out),

@@ -101,3 +101,42 @@ def test_dice_smoke_training_learns_the_detectors_false_dice(tmp_path: Path) -> 
     assert len(mined["crops"]) == len(mined["values"])
     metrics = json.loads((tmp_path / "dice-smoke" / "metrics.json").read_text())
     assert metrics["false_dice_crops"] == len(mined["values"])
+
+
+def _detector_smoke(runs: Path, *extra: str) -> dict:
+    import json
+
+    from models.train import main
+
+    argv = ["detector", "--smoke", "--runs", str(runs), "--out", str(runs / "d.onnx")]
+    argv += ["--no-progress", "--threads", "1", "--batch", "2", "--device", "cpu", *extra]
+    assert main(argv) == 0
+    return json.loads((runs / "detector-smoke" / "metrics.json").read_text())
+
+
+def _history(runs: Path) -> list[dict]:
+    import json
+
+    path = runs / "detector-smoke" / "history.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_detector_samples_do_not_depend_on_the_loader_workers(tmp_path: Path) -> None:
+    """Each sample is seeded by (seed, epoch, index): a run with spawned loader workers (as on a
+    lent GPU machine) takes the same steps as one loading in the trainer."""
+    _detector_smoke(tmp_path / "in-trainer")
+    _detector_smoke(tmp_path / "workers", "--workers", "1")
+    one, other = _history(tmp_path / "in-trainer"), _history(tmp_path / "workers")
+    assert len(one) == len(other) == 1
+    for part in ("heat", "size", "offset", "corners"):
+        assert one[0][part] == pytest.approx(other[0][part], rel=1e-5)
+
+
+def test_detector_stop_after_ends_at_an_epoch_boundary_and_resumes(tmp_path: Path) -> None:
+    metrics = _detector_smoke(tmp_path, "--stop-after", "0")
+    assert metrics["stopped_early"] and metrics["steps"] == 0
+    assert _history(tmp_path) == []
+    assert (tmp_path / "d.onnx").exists()  # the weights so far are still exported
+    metrics = _detector_smoke(tmp_path)
+    assert not metrics["stopped_early"] and metrics["steps"] >= 1
+    assert len(_history(tmp_path)) == 1
