@@ -204,12 +204,18 @@ class Recognition:
         with self._lock:
             detections = self._votes.update(detections)
             detections = self._corrected(detections)
+        # The reader (the Café board's slots take 100+ ms) runs outside the lock: the UI thread
+        # takes events under it at every preview tick and must not wait for a whole reading.
+        # Only this worker thread calls the reader, so its own state needs no lock.
+        mark = time.perf_counter()
+        reading = self._read(frame, detections)
+        times["read"] = time.perf_counter() - mark
+        with self._lock:
             mark = time.perf_counter()
-            reading = self._read(frame, detections)
             events = self._tracker.update(
                 self._clock(), reading, len(detections), frame if self._hand_test else None
             )
-            times["read+track"] = time.perf_counter() - mark
+            times["track"] = time.perf_counter() - mark
             self._events.extend(events)
             self.stage_ms = {k: 1000.0 * v for k, v in times.items()}
         objects = detections.to_objects()
