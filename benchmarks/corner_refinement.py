@@ -51,7 +51,8 @@ SOURCES = ("detector", "quad_in_box", "refined", "true")
 CASCADES = {
     "detector>quad_in_box": ("detector", "quad_in_box"),
     "detector>quad_in_box>refined": ("detector", "quad_in_box", "refined"),
-    "detector>refined": ("detector", "refined"),
+    "detector>refined>quad_in_box": ("detector", "refined", "quad_in_box"),
+    "refined>detector>quad_in_box": ("refined", "detector", "quad_in_box"),
 }
 
 
@@ -85,10 +86,10 @@ def _outcome(match: Any, piece: dict[str, Any]) -> str:
     return "correct" if right else "wrong"
 
 
-def run(cache: Path, scenes: int, model: str | None) -> dict[str, Any]:
+def run(cache: Path, scenes: int, model: str | None, skip: int = 0) -> dict[str, Any]:
     detector = Detector(model)
     identifier = Identifier()
-    records = [r for r in read_scene_cache(cache) if r.truth.get("game")][:scenes]
+    records = [r for r in read_scene_cache(cache) if r.truth.get("game")][skip : skip + scenes]
     errors: dict[tuple[str, str], list[float]] = defaultdict(list)
     outcomes: dict[tuple[str, str], dict[str, int]] = defaultdict(
         lambda: {"correct": 0, "wrong": 0, "null": 0}
@@ -176,10 +177,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, default=ROOT / "runs" / "cache" / "eval_s100")
     parser.add_argument("--scenes", type=int, default=80, help="scenes of a game to read")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N of them")
     parser.add_argument("--model", default=None, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     args = parser.parse_args()
-    summary = run(args.cache, args.scenes, args.model)
+    summary = run(args.cache, args.scenes, args.model, args.skip)
     print(f"{summary['scenes']} scenes, refine_quad {summary['refine_ms_per_piece']} ms/piece")
     header = f"{'kind':5} {'source':12} {'median':>7} {'<=2%':>6} {'<=5%':>6}"
     print(header + f" {'correct':>8} {'wrong':>6} {'null':>6}")

@@ -62,25 +62,28 @@ class OutlineConfig:
             half-width) in that choice: printed borders run inside the piece's edge.
         inlier_px: a sample's edge peak further than this from the side's line is an outlier.
         min_quality: results whose share of supporting samples is below this are rejected.
-        aspect_tolerance: a result whose short-over-long side ratio is off the piece's aspect by
-            more than this fraction is rejected (perspective squashes pieces: a card's ratio in
-            rendered views runs from about 0.5 to 0.95).
+        min_foreshortening: the most a view may shorten one of a piece's sides against the
+            other (a factor); a result whose short-over-long side ratio is outside what the
+            piece's aspect gives under that is rejected (a card of 0.64 may look anywhere from
+            0.64 x 0.55 to square, a tile from 0.55 to square).
         min_box_iou: a result whose bounding box overlaps the detected box less is rejected.
         max_skew_deg: opposite sides further than this from parallel are rejected (a side on
             another piece's edge; perspective turns a flat piece's sides less).
         min_side_px: quads or boxes with a side shorter than this are left alone.
         try_box_quad: also start from `quad_in_box` (its orientation comes from the edges in the
             box and is usually closer than the detector's corners); the better supported wins.
+        good_enough: a start whose first pass has at least this support is not tried again
+            from the next start (time).
     """
 
     margin: float = 0.15
-    samples_per_side: int = 16
+    samples_per_side: int = 24
     side_span: float = 0.76
     search: tuple[float, ...] = (0.25, 0.03)
     tilt: tuple[float, ...] = (0.25, 0.05)
     tilt_steps: int = 11
     step_px: float = 0.5
-    blur_px: float = 0.7
+    blur_px: float = 0.4
     candidate_floor: float = 0.4
     max_candidates: int = 4
     box_weight: float = 1.0
@@ -89,11 +92,12 @@ class OutlineConfig:
     inset_px: float = 1.5
     inlier_px: float = 1.0
     min_quality: float = 0.3
-    aspect_tolerance: float = 0.5
+    min_foreshortening: float = 0.55
     min_box_iou: float = 0.5
     min_side_px: float = 6.0
     max_skew_deg: float = 15.0
     try_box_quad: bool = True
+    good_enough: float = 0.9
 
 
 _NEXT = np.array([1, 2, 3, 0])  # side i runs from corner i to corner _NEXT[i]
@@ -115,6 +119,14 @@ def _sides(quad: np.ndarray) -> np.ndarray:
 def _signed_area(quad: np.ndarray) -> float:
     x, y = quad[:, 0], quad[:, 1]
     return float(0.5 * (np.dot(x, y[_NEXT]) - np.dot(x[_NEXT], y)))
+
+
+def _ratio_ok(ratio: np.ndarray, aspect: float, foreshortening: float) -> np.ndarray:
+    """Whether short-over-long side ratios are within what `aspect` gives when a view shortens
+    either side by up to `foreshortening`."""
+    return np.asarray(
+        (ratio >= aspect * foreshortening) & (ratio <= min(1.0, aspect / foreshortening) + 1e-9)
+    )
 
 
 def _skew_ok(normals: np.ndarray, max_deg: float) -> np.ndarray:
@@ -198,11 +210,13 @@ def _line_scores(
     step = offsets[1] - offsets[0]
     tilts = np.linspace(-1.0, 1.0, steps)[None, :] * tilt_px[:, None]  # (4, T)
     shift = np.rint(tilts[:, :, None] * (u[None, None, :] - 0.5) / step).astype(np.int64)
-    index = np.arange(count)[None, None, :, None] + shift[:, :, None, :]  # (4, T, D, K)
-    valid = (index >= 0) & (index < count)
-    side = np.arange(sides)[:, None, None, None]
-    sample = np.arange(samples)[None, None, None, :]
-    values = np.where(valid, strength[side, sample, np.clip(index, 0, count - 1)], 0.0)
+    # zero-padded on both ends by the largest shift, so no index needs clipping
+    pad = int(np.abs(shift).max())
+    padded = np.pad(strength, ((0, 0), (0, 0), (pad, pad)))
+    width = count + 2 * pad
+    base = (np.arange(sides)[:, None] * samples + np.arange(samples)[None, :]) * width + pad
+    index = base[:, None, None, :] + np.arange(count)[None, None, :, None] + shift[:, :, None, :]
+    values = padded.ravel()[index]  # (4, T, D, K)
     scores = values.mean(axis=3)  # (4, T, D)
     best = scores.argmax(axis=1)  # (4, D)
     per_offset = np.take_along_axis(scores, best[:, None, :], axis=1)[:, 0, :]
@@ -228,20 +242,22 @@ def _candidates(
     return out
 
 
-def _inside_colour(
+def _inside_colours(
     colours: np.ndarray,
     offsets: np.ndarray,
     u: np.ndarray,
-    offset: np.ndarray,
-    tilt: np.ndarray,
+    candidates: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
     inset_px: float,
-) -> np.ndarray:
-    """(C, 3): the median colour just inside each candidate line of one side."""
+) -> list[np.ndarray]:
+    """Per side, (C, channels): the mean colour just inside each candidate line."""
     step = offsets[1] - offsets[0]
-    at = offset[:, None] + tilt[:, None] * (u[None, :] - 0.5) - inset_px  # (C, K)
-    j = np.clip(np.rint((at - offsets[0]) / step).astype(np.int64), 0, len(offsets) - 1)
-    picked = colours[np.arange(len(u))[None, :], j]  # (C, K, 3)
-    return np.asarray(np.median(picked, axis=1))
+    rows = np.arange(len(u))[None, :]
+    out = []
+    for i, (offset, tilt, _) in enumerate(candidates):
+        at = offset[:, None] + tilt[:, None] * (u[None, :] - 0.5) - inset_px  # (C, K)
+        j = np.clip(np.rint((at - offsets[0]) / step).astype(np.int64), 0, len(offsets) - 1)
+        out.append(colours[i][rows, j].mean(axis=1))
+    return out
 
 
 def _fit_sides(
@@ -344,7 +360,7 @@ def _joint_choice(
     a = (lengths[:, 0] + lengths[:, 2]) / 2
     b = (lengths[:, 1] + lengths[:, 3]) / 2
     ratio = np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-9)
-    shaped = np.abs(ratio - aspect) <= config.aspect_tolerance * aspect
+    shaped = _ratio_ok(ratio, aspect, config.min_foreshortening)
     shaped &= _skew_ok(chosen[..., :2], config.max_skew_deg)
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     iw = np.clip(np.minimum(hi[:, 0], box[2]) - np.maximum(lo[:, 0], box[0]), 0, None)
@@ -384,10 +400,7 @@ def _refine_once(
         candidates = _candidates(
             per_offset, offsets, tilts, cfg.candidate_floor, cfg.max_candidates
         )
-        inside = [
-            _inside_colour(patch.colours[i], offsets, u, c[0], c[1], cfg.inset_px)
-            for i, c in enumerate(candidates)
-        ]
+        inside = _inside_colours(patch.colours, offsets, u, candidates, cfg.inset_px)
         picks = _joint_choice(
             quad, normals, candidates, inside, box, aspect, float(offsets[-1]), cfg
         )
@@ -411,7 +424,7 @@ def _plausible(quad: np.ndarray, box: np.ndarray, aspect: float, config: Outline
         return False
     a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
     ratio = min(a, b) / max(a, b)
-    if abs(ratio - aspect) > config.aspect_tolerance * aspect:
+    if not _ratio_ok(np.array(ratio), aspect, config.min_foreshortening):
         return False
     qx1, qy1 = quad.min(axis=0)
     qx2, qy2 = quad.max(axis=0)
@@ -492,6 +505,8 @@ def refine_quad(
         )
         if _plausible(refined, box_arr, aspect, config) and (best is None or support > best[0]):
             best = (support, refined)
+            if support >= config.good_enough:
+                break  # no other start would be supported much better
     if best is not None:
         support, current = best
         for half, tilt in zip(config.search[1:], config.tilt[1:], strict=True):
