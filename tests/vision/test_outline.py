@@ -200,3 +200,18 @@ def test_input_is_not_modified_and_corners_are_float64() -> None:
     assert np.array_equal(frame, before)
     assert np.array_equal(quad, quad_before)
     assert refined.shape == (4, 2) and refined.dtype == np.float64
+
+
+def test_grey_frame() -> None:
+    rng = np.random.default_rng(6)
+    frame = _table(rng)
+    truth = _card_corners((160, 120), 130, -15.0)
+    _draw_card(frame, truth, (200, 210, 160))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+    refined, quality = refine_quad(
+        grey, _perturbed(truth, rng, 0.15), _box(truth, rng), CARD_ASPECT
+    )
+
+    assert quality > 0.5
+    assert corner_error(refined, truth) <= 0.02
