@@ -60,6 +60,10 @@ class OutlineConfig:
             edge moves the quad off the box).
         outer_weight: weight of the candidates' mean offset outwards (over the search's
             half-width) in that choice: printed borders run inside the piece's edge.
+        colour_weight: weight (per 100 grey levels) of how much the colours just inside the
+            four chosen lines differ: a piece's margin is one colour all round, while a printed
+            stripe or a neighbour's edge has another colour inside.
+        inset_px: how far inside a line that colour is read (pixels).
         inlier_px: a sample's edge peak further than this from the side's line is an outlier.
         min_quality: results whose share of supporting samples is below this are rejected.
         min_foreshortening: the most a view may shorten one of a piece's sides against the
