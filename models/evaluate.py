@@ -233,7 +233,7 @@ def _score_identities(
     piece with an identical face is), wrong for another name, null for none; a face-down one is
     correct when null."""
     rows = np.array([i for i, _ in matched])
-    _, matches = perception.identifier.identify_detailed(frame, pred[rows], perception.games)
+    _, matches = perception.identify_detailed(frame, pred[rows])
     for (_, j), match in zip(matched, matches, strict=True):
         identity = match.identity if match is not None else None
         aliases = match.aliases if match is not None else ()

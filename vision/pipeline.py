@@ -28,7 +28,8 @@ from vision.detections import Detections
 from vision.detector import Detector, DetectorConfig
 from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_dice
 from vision.errors import BadFrameError
-from vision.identify import Identifier
+from vision.identify import Identifier, Match
+from vision.outline import refine_quad
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
 
@@ -54,6 +55,10 @@ class PerceptionConfig:
             (`vision.rectify.quad_in_box`): the two fail on different pieces (perspective
             squashes the box's rectangle; the corner head regresses edge midpoints on crowded
             pieces).
+        outline_look: cards and tiles still unidentified are tried a third time with their
+            corners moved onto the outline the frame's edges show (`vision.outline.refine_quad`,
+            about 3.5 ms a piece: on by default for photos; the live app, which votes over
+            frames, leaves it off).
         piece_aspects: short over long side of cards and tiles, for the second look's quads.
     """
 
@@ -66,6 +71,7 @@ class PerceptionConfig:
     drop_not_dice: bool = True
     min_frame_side: int = 8
     second_look: bool = True
+    outline_look: bool = True
     piece_aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
 
 
@@ -175,39 +181,68 @@ class Perception:
     def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
         """Stage 3: card and tile identities matched against the gallery (enrolled faces first,
         then the companion art), restricted to `games` when given; None where unsure."""
+        return self.identify_detailed(frame, detections)[0]
+
+    def identify_detailed(
+        self, frame: np.ndarray, detections: Detections
+    ) -> tuple[Detections, list[Match | None]]:
+        """`identify`, and the `Match` of every row (None for dice, or with nothing identified).
+
+        Looks, each only at the pieces the ones before left unnamed: the detector's corners;
+        the box's edge-turned rectangle (`second_look`); the outline (`outline_look`).
+        """
         if not self.identifies or not np.isin(detections.kinds, ("card", "tile")).any():
-            return detections
-        identified = self.identifier.identify(frame, detections, self.games)
-        if not self.config.second_look:
-            return identified
-        unsure = np.flatnonzero(
-            np.isin(identified.kinds, ("card", "tile"))
-            & np.array([i is None for i in identified.identities], bool)
-        )
-        if len(unsure) == 0:
-            return identified
+            return detections, [None] * len(detections)
+        identified, matches = self.identifier.identify_detailed(frame, detections, self.games)
+        looks: list[Callable[[Detections], np.ndarray]] = []
         aspects = self.config.piece_aspects
-        retry = identified[unsure]
-        quads = np.stack(
-            [
-                quad_in_box(frame, box, aspects[str(kind)])
-                for box, kind in zip(retry.boxes_xyxy, retry.kinds, strict=True)
-            ]
-        )
-        again = self.identifier.identify(frame, retry.with_fields(corners_px=quads), self.games)
-        named = np.array([i is not None for i in again.identities], bool)
-        if not named.any():
-            return identified
-        identities = identified.identities.copy()
-        scores = identified.identity_scores.copy()
-        corners = identified.corners_px.copy()
-        rows = unsure[named]
-        identities[rows] = again.identities[named]
-        scores[rows] = again.identity_scores[named]
-        corners[rows] = again.corners_px[named]
-        return identified.with_fields(
-            identities=identities, identity_scores=scores, corners_px=corners
-        )
+        if self.config.second_look:
+            looks.append(
+                lambda d: np.stack(
+                    [
+                        quad_in_box(frame, box, aspects[str(kind)])
+                        for box, kind in zip(d.boxes_xyxy, d.kinds, strict=True)
+                    ]
+                )
+            )
+        if self.config.outline_look:
+            looks.append(
+                lambda d: np.stack(
+                    [
+                        refine_quad(frame, quad, box, aspects[str(kind)])[0]
+                        for quad, box, kind in zip(d.corners_px, d.boxes_xyxy, d.kinds, strict=True)
+                    ]
+                )
+            )
+        for look in looks:
+            unsure = np.flatnonzero(
+                np.isin(identified.kinds, ("card", "tile"))
+                & np.array([i is None for i in identified.identities], bool)
+            )
+            if len(unsure) == 0:
+                break
+            # each look starts from the detector's own corners (the outline refines those)
+            retry = detections[unsure]
+            quads = look(retry).astype(np.float32)
+            again, again_matches = self.identifier.identify_detailed(
+                frame, retry.with_fields(corners_px=quads), self.games
+            )
+            named = np.array([i is not None for i in again.identities], bool)
+            if not named.any():
+                continue
+            identities = identified.identities.copy()
+            scores = identified.identity_scores.copy()
+            corners = identified.corners_px.copy()
+            rows = unsure[named]
+            identities[rows] = again.identities[named]
+            scores[rows] = again.identity_scores[named]
+            corners[rows] = again.corners_px[named]
+            for row, k in zip(rows, np.flatnonzero(named), strict=True):
+                matches[int(row)] = again_matches[int(k)]
+            identified = identified.with_fields(
+                identities=identities, identity_scores=scores, corners_px=corners
+            )
+        return identified, matches
 
     @property
     def identifier(self) -> Identifier:

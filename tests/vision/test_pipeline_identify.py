@@ -29,6 +29,28 @@ class RecordingIdentifier:
         named = np.where(detections.kinds == "die", None, "kings-breakfast/cheese")
         return detections.with_fields(identities=named.astype(object))
 
+    def identify_detailed(
+        self, frame: np.ndarray, detections: Detections, games: Sequence[str] | None = None
+    ) -> tuple[Detections, list[None]]:
+        return self.identify(frame, detections, games), [None] * len(detections)
+
+
+class NthLookIdentifier:
+    """Names nothing until its `n`-th call (the n-th look), then every card; records the corners
+    each call was given."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.corners: list[np.ndarray] = []
+
+    def identify_detailed(
+        self, frame: np.ndarray, detections: Detections, games: Sequence[str] | None = None
+    ) -> tuple[Detections, list[None]]:
+        self.corners.append(detections.corners_px.copy())
+        name = "kings-breakfast/cheese" if len(self.corners) == self.n else None
+        named = np.array([name if k != "die" else None for k in detections.kinds], object)
+        return detections.with_fields(identities=named), [None] * len(detections)
+
 
 needs_models = pytest.mark.skipif(
     not (MODELS / "detector.onnx").is_file(), reason="no committed detector model"
@@ -56,3 +78,26 @@ def test_identification_is_skipped_without_cards_or_when_disabled(
     result = perception.identify(np.zeros((64, 64, 3), np.uint8), detections)
     assert identifier.calls == []
     assert result is detections
+
+
+@needs_models
+@pytest.mark.parametrize(
+    ("n", "outline_look", "looks", "named"),
+    [(2, True, 2, True), (3, True, 3, True), (3, False, 2, False)],
+)
+def test_unnamed_cards_get_a_second_and_an_outline_look(
+    n: int, outline_look: bool, looks: int, named: bool
+) -> None:
+    """Each look only at the pieces still unnamed: the detector's corners, the box's turned
+    rectangle, then the outline the frame's edges show (`PerceptionConfig.outline_look`)."""
+    from vision.pipeline import PerceptionConfig
+
+    identifier = NthLookIdentifier(n)
+    config = PerceptionConfig(outline_look=outline_look)
+    perception = Perception(config, identifier=identifier)  # type: ignore[arg-type]
+    frame = np.full((64, 64, 3), 90, np.uint8)
+    result, matches = perception.identify_detailed(frame, make(["card", "die"]))
+    assert len(identifier.corners) == looks
+    assert len(identifier.corners[1]) == 1  # later looks see only the unnamed card, not the die
+    assert (result.identities[0] is not None) == named
+    assert result.identities[1] is None and len(matches) == 2
