@@ -895,6 +895,10 @@ class TableCompanionApp(App):
             parts.append(t("table.recognised", known=known, total=len(objects)))
             if result.get("observation_ok"):
                 parts.append(t("table.table_read"))
+                # read with a note (a tile seen but not identified): told, not refused
+                notes = (result.get("seen") or {}).get("notes") or []
+                if notes:
+                    parts.append(str(notes[0]))
             elif result.get("problems"):
                 parts.append(str(result["problems"][0]))
         return " · ".join(parts)

@@ -10,6 +10,11 @@ CI-13…CI-19, CI-17) that turn `before` into a state that shows `after`. When b
 seated guests are legal, the better-scoring order is the explanation (the engine's convention for
 a pair, see `engines.cafe_international.rules`); a joker that may count as two nationalities, or
 two different turns that show the same, are several explanations: the user is asked.
+
+A chair or bar stool the camera sees taken but cannot identify shows `UNKNOWN_TILE`: it matches
+any guest there (never an empty chair or stool), and a new one stands for every tile the player
+could have put there (each distinct tile of their hand, `is_legal` deciding), so the one legal
+turn is applied and several are asked about, never guessed.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 8  # a turn and up to 5 refill draws (CI-17)
+UNKNOWN_TILE = "?"  # a chair or stool seen taken by a tile that could not be identified
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,10 @@ class Observation:
     """What the table shows.
 
     Attributes:
-        seated: per chair in layout order, the tile on it as printed (``italy/w``, ``joker/m``)
-            or None for an empty chair.
-        bar: the tiles on the bar stools, in stool order (CI-14).
+        seated: per chair in layout order, the tile on it as printed (``italy/w``, ``joker/m``),
+            `UNKNOWN_TILE` for a tile seen but not identified, or None for an empty chair.
+        bar: the tiles on the bar stools, in stool order (CI-14), `UNKNOWN_TILE` for one not
+            identified.
         hands: each player's face-up tiles (CI-6), sorted, or None when not seen.
     """
 
@@ -74,6 +81,11 @@ class Observation:
             bar=tuple(bar),
             hands=None if hands is None else tuple(tuple(sorted(h)) for h in hands),
         )
+
+    @property
+    def has_unknown(self) -> bool:
+        """Whether a chair or stool shows a tile that was not identified (`UNKNOWN_TILE`)."""
+        return UNKNOWN_TILE in self.seated or UNKNOWN_TILE in self.bar
 
     def seated_by_chair(self, layout: Layout) -> dict[str, str]:
         """The seated tiles as chair id → printed tile."""
@@ -105,7 +117,8 @@ def check_observation(observation: Observation, layout: Layout) -> list[Problem]
     """Every problem of an observation at once (empty when it could be a real table).
 
     CI-3: one entry per chair of `layout`; CI-2: only known tiles, never more of a kind than the
-    box holds; CI-14: no joker on the bar, at most as many guests as stools.
+    box holds; CI-14: no joker on the bar, at most as many guests as stools. `UNKNOWN_TILE` on a
+    chair or stool is accepted and counts towards no kind (hands hold identified tiles only).
     """
     problems: list[Problem] = []
     if len(observation.seated) != len(layout.chairs):
@@ -117,13 +130,15 @@ def check_observation(observation: Observation, layout: Layout) -> list[Problem]
         )
     seen: Counter[str] = Counter()
     for chair, tile in zip(layout.chairs, observation.seated, strict=False):
-        if tile is None:
+        if tile is None or tile == UNKNOWN_TILE:
             continue
         if tile not in TILE_COUNTS:
             problems.append(Problem("CI-2", f"unknown tile {tile!r} at chair {chair.id}"))
         else:
             seen[tile] += 1
     for stool, tile in enumerate(observation.bar, start=1):
+        if tile == UNKNOWN_TILE:
+            continue
         if tile not in TILE_COUNTS:
             problems.append(Problem("CI-2", f"unknown tile {tile!r} on bar stool {stool}"))
             continue
@@ -154,6 +169,17 @@ def check_observation(observation: Observation, layout: Layout) -> list[Problem]
 # --- explaining --------------------------------------------------------------------------------
 
 
+def _shows(shown: str | None, seen: str | None) -> bool:
+    """Whether a chair or stool holding `shown` looks like `seen` (unknown: any tile, not none)."""
+    return shown is not None if seen == UNKNOWN_TILE else shown == seen
+
+
+def _hand_options(state: State, tile: str) -> tuple[str, ...]:
+    """The hand tiles a new guest seen as `tile` may be: itself, or when unknown every distinct
+    tile of the current player's hand (`is_legal` then keeps those that may go there)."""
+    return tuple(dict.fromkeys(state.hands[state.current])) if tile == UNKNOWN_TILE else (tile,)
+
+
 def _turns(state: State, after: Observation) -> Iterable[Action]:
     """The player's actions consistent with the board in `after` (checked with `is_legal`)."""
     layout = state.layout
@@ -166,19 +192,30 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
     changed = [
         i
         for i, (old, new) in enumerate(zip(before.seated, after.seated, strict=True))
-        if old is not None and new != old
+        if old is not None and not _shows(old, new)
+    ]
+    # CI-19: a joker exchanged for a guest nobody identified still shows a taken chair
+    hidden_swaps = [
+        i
+        for i, (old, new) in enumerate(zip(before.seated, after.seated, strict=True))
+        if old is not None and is_joker(old) and new == UNKNOWN_TILE
     ]
     grew = len(after.bar) - len(state.bar)
     if new_chairs and not changed and grew == 0 and len(new_chairs) <= 2:
         options: list[list[Placement]] = []
         for chair in new_chairs:
-            tile = after.seated[chair]
-            assert tile is not None
-            nationalities = (
-                layout.chair_nationalities[chair] if is_joker(tile) else (tile.split("/")[0],)
-            )
+            seen = after.seated[chair]
+            assert seen is not None
             options.append(
-                [Placement(tile, layout.chairs[chair].id, n) for n in dict.fromkeys(nationalities)]
+                [
+                    Placement(tile, layout.chairs[chair].id, n)
+                    for tile in _hand_options(state, seen)
+                    for n in dict.fromkeys(
+                        layout.chair_nationalities[chair]
+                        if is_joker(tile)
+                        else (tile.split("/")[0],)
+                    )
+                ]
             )
         if len(options) == 1:
             for placement in options[0]:
@@ -196,10 +233,14 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
         if old is not None and is_joker(old) and new is not None:
             yield Swap(layout.chairs[chair].id, new)
         return
-    if not new_chairs and not changed and grew == 1 and after.bar[:-1] == state.bar:
-        yield ToBar(after.bar[-1])
+    if not new_chairs and not changed and grew == 1 and all(map(_shows, state.bar, after.bar[:-1])):
+        for tile in _hand_options(state, after.bar[-1]):
+            yield ToBar(tile)
         return
     if not new_chairs and not changed and grew == 0:
+        for chair in hidden_swaps:
+            for tile in _hand_options(state, UNKNOWN_TILE):
+                yield Swap(layout.chairs[chair].id, tile)
         yield Pass()
 
 
@@ -216,7 +257,16 @@ def _draws(state: State, after: Observation) -> Iterable[Action]:
 def _matches(state: State, after: Observation) -> bool:
     if state.refill and after.hands is not None and not is_over(state):
         return False  # still drawing: the hands are not yet what they will be
-    return observe(state, hands=after.hands is not None) == after
+    shown = observe(state, hands=after.hands is not None)
+    if not after.has_unknown:
+        return shown == after
+    return (
+        shown.hands == after.hands
+        and len(shown.seated) == len(after.seated)
+        and len(shown.bar) == len(after.bar)
+        and all(map(_shows, shown.seated, after.seated))
+        and all(map(_shows, shown.bar, after.bar))
+    )
 
 
 def explain_states(
@@ -282,6 +332,7 @@ def explain(
 
 __all__ = [
     "MAX_ACTIONS",
+    "UNKNOWN_TILE",
     "Observation",
     "check_observation",
     "explain",

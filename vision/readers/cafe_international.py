@@ -20,7 +20,9 @@ the side of the board it lies on. Two tiles on one chair, a tile between chairs,
 unidentified tile or another game's piece are problems, never guesses. Given the frame and a
 `vision.readers.cafe_slots.SlotReader`, `read_frame` reads every chair and stool directly
 instead (the detector finds the small tiles on the board poorly) and keeps the detections for
-the players' hands and as a fallback name for a slot it could not identify.
+the players' hands and as a fallback name for a slot it could not identify. A slot seen taken
+that neither names is `UNKNOWN_TILE` in the observation (the rules try every tile the player
+could have put there and ask when several fit) and a note in ``seen["notes"]``, not a problem.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from engines.cafe_international.explain import Observation
+from engines.cafe_international.explain import UNKNOWN_TILE, Observation
 from engines.cafe_international.layout import Layout
 from vision.detections import Detections
 from vision.geometry import (
@@ -647,7 +649,10 @@ def read_table(
     With `slots` (every chair and stool read from the frame, `vision.readers.cafe_slots`), the
     board is what the slots show: an empty slot is empty, an identified one holds its tile, and
     an occupied slot the slot reader could not identify takes the identity of a detected tile
-    on it, else it is a problem. Detections then only add the hands (tiles off the board).
+    on it, else it holds `UNKNOWN_TILE` (taken, identity unknown: the rules' `explain` decides
+    what it can be). Those slots are listed in ``seen["unidentified_chairs"]`` and
+    ``seen["unidentified_stools"]`` (stool numbers from 1), with one line each in
+    ``seen["notes"]`` for the user. Detections then only add the hands (tiles off the board).
     """
     del frame_size  # pixels are mapped through the registration
     config = config or CafeReaderConfig()
@@ -699,20 +704,39 @@ def read_table(
             board_problems.append(
                 f"a tile ({tile}) lies between chairs at board units ({u:.0f}, {v:.0f})"
             )
+    unknown_chairs: list[str] = []
+    unknown_stools: list[int] = []
     if slots is not None:
-        seated, stools, board_problems = _board_from_slots(slots, layout, seated, stools)
+        seated, stools = _board_from_slots(slots, layout, seated, stools)
+        board_problems = []  # the slots, not the detections, say what the board holds
+        unknown_chairs = [layout.chairs[i].id for i, t in enumerate(seated) if t == UNKNOWN_TILE]
+        unknown_stools = [i + 1 for i in sorted(stools) if stools[i] == UNKNOWN_TILE]
     hands_unread = tuple(dict.fromkeys(problems))  # everything so far is about the hands
     problems = list(board_problems)
     bar = [stools[i] for i in sorted(stools)]
     if sorted(stools) != list(range(len(stools))):
         problems.append("the bar has a gap: stools are filled in order (CI-14)")
-    seen = {
-        "seated": {layout.chairs[i].id: t for i, t in enumerate(seated) if t is not None},
+    seen: dict[str, Any] = {
+        # identified guests only: the unidentified are listed apart (below), as before
+        "seated": {
+            layout.chairs[i].id: t
+            for i, t in enumerate(seated)
+            if t is not None and t != UNKNOWN_TILE
+        },
         "bar": bar,
         "hands": {side: sorted(h) for side, h in hands.items()},
     }
     if hands_unread:
         seen["hands_unread"] = list(hands_unread)
+    # taken but not identified: information for the user, not a reason to refuse the board
+    notes = [f"a tile on chair {c} could not be identified" for c in unknown_chairs]
+    notes += [f"a tile on bar stool {n} could not be identified" for n in unknown_stools]
+    if unknown_chairs:
+        seen["unidentified_chairs"] = unknown_chairs
+    if unknown_stools:
+        seen["unidentified_stools"] = unknown_stools
+    if notes:
+        seen["notes"] = notes
     if problems:
         return Reading(None, tuple(dict.fromkeys(problems)), seen)
     read_hands = n_players and not hands_unread
@@ -729,33 +753,26 @@ def _board_from_slots(
     layout: Layout,
     detected_seated: Sequence[str | None],
     detected_stools: Mapping[int, str],
-) -> tuple[list[str | None], dict[int, str], list[str]]:
-    """Chairs (layout order), stools and problems as the slots show them; a detected tile
-    names an occupied slot the slot reader could not identify (the detector's fallback)."""
+) -> tuple[list[str | None], dict[int, str]]:
+    """Chairs (layout order) and stools as the slots show them: a detected tile names an
+    occupied slot the slot reader could not identify (the detector's fallback), and a slot
+    nothing names holds `UNKNOWN_TILE` (seen taken: never left empty, never guessed)."""
     chair_index = {chair.id: i for i, chair in enumerate(layout.chairs)}
     seated: list[str | None] = [None] * len(layout.chairs)
     stools: dict[int, str] = {}
-    problems: list[str] = []
     for read in slots:
         if not read.occupied:
             continue
         if read.slot.kind == "stool":
-            tile = read.tile or detected_stools.get(read.slot.index)
-            if tile is None:
-                problems.append(
-                    f"a tile on bar stool {read.slot.index + 1} could not be identified"
-                )
-            else:
-                stools[read.slot.index] = tile
+            stools[read.slot.index] = (
+                read.tile or detected_stools.get(read.slot.index) or UNKNOWN_TILE
+            )
             continue
         index = chair_index.get(read.slot.id)
         if index is None:
             continue  # a chair of another layout: the slot reader was built for another board
-        tile = read.tile or detected_seated[index]
-        if tile is None:
-            problems.append(f"a tile on chair {read.slot.id} could not be identified")
-        seated[index] = tile
-    return seated, stools, problems
+        seated[index] = read.tile or detected_seated[index] or UNKNOWN_TILE
+    return seated, stools
 
 
 def register_frame(

@@ -19,6 +19,9 @@ from datasets.render.layouts import BOARD_MM_PER_UNIT, board_piece, board_unit_t
 from datasets.render.pieces import Distractor
 from datasets.render.scene import render_pieces
 from datasets.state_render import environment, hand_over, table_camera
+from engines.cafe_international.explain import UNKNOWN_TILE, explain
+from engines.cafe_international.state import Placement, Seat
+from tests.engines.cafe_international.factory import make_state
 from tests.vision.readers.factories import detections
 from tests.vision.readers.factories import piece as detected
 from vision.gallery import default_gallery
@@ -219,16 +222,45 @@ def test_read_table_takes_the_board_from_the_slots() -> None:
     assert reading.observation.bar == ("usa/m",)
 
 
-def test_an_occupied_slot_nobody_identifies_is_a_problem() -> None:
-    """An occupied chair or stool that neither the slot reader nor a detection names is a
-    problem, never a guess or an empty seat."""
-    slots = _slot_reads({"C07": None, "stool 1": None})
+def test_an_occupied_slot_nobody_identifies_is_unknown_and_noted() -> None:
+    """An occupied chair or stool that neither the slot reader nor a detection names is
+    `UNKNOWN_TILE` (taken, never an empty seat, never a guess): the reading is still ok, and
+    ``seen`` tells the user which slots were not identified."""
+    slots = _slot_reads({"C07": None, "C01": "china/w", "stool 1": None})
     reading = read_table(detections([]), SIZE, _registration(), LAYOUT, LAYOUT_JSON, slots=slots)
-    assert reading.observation is None
-    assert reading.problems == (
+    assert reading.ok, reading.problems
+    assert reading.observation.seated_by_chair(LAYOUT) == {"C01": "china/w", "C07": UNKNOWN_TILE}
+    assert reading.observation.bar == (UNKNOWN_TILE,)
+    assert reading.seen["unidentified_chairs"] == ["C07"]
+    assert reading.seen["unidentified_stools"] == [1]
+    assert reading.seen["notes"] == [
         "a tile on chair C07 could not be identified",
         "a tile on bar stool 1 could not be identified",
+    ]
+    named = read_table(
+        detections([]),
+        SIZE,
+        _registration(),
+        LAYOUT,
+        LAYOUT_JSON,
+        slots=_slot_reads({"C07": "china/m"}),
     )
+    assert "notes" not in named.seen and "unidentified_chairs" not in named.seen
+
+
+def test_ci13_an_unidentified_new_guest_is_explained_by_the_rules() -> None:
+    """CI-13, CI-8: the table had china/w (C01) and china/m (C08) at T01; the player holding
+    [china/m, italy/w] seated a guest on C07 that nobody identified: only china/m may sit at
+    the Chinese table, so that is the one explanation (the tracker applies it)."""
+    state = make_state(
+        layout=LAYOUT,
+        seated={"C01": "china/w", "C08": "china/m"},
+        hands=(("china/m", "italy/w"), ("uk/w",)),
+    )
+    slots = _slot_reads({"C01": "china/w", "C08": "china/m", "C07": None})
+    reading = read_table(detections([]), SIZE, _registration(), LAYOUT, LAYOUT_JSON, slots=slots)
+    assert reading.ok, reading.problems
+    assert explain(state, reading.observation) == [(Seat((Placement("china/m", "C07", "china"),)),)]
 
 
 def test_unchanged_slots_keep_their_reading_and_a_new_tile_is_read() -> None:
