@@ -15,7 +15,8 @@ Hands and arms (documented heuristic, two signals, either suffices):
 
 1. with a frame: `hand_in_frame` finds a large skin-coloured blob (YCrCb skin range, at least
    `skin_min_fraction` of the frame, touching the frame's border where an arm enters);
-2. without one: any frame whose detections or observation differ from the last stable frame is
+2. without one: any frame whose observation differs from the last stable frame, or whose number
+   of detections differs by more than a detector's flicker (`TrackerConfig.count_slack`), is
    "activity". Activity never becomes stable by itself because a moving hand changes what is
    covered from frame to frame; and after activity, a table that looks unchanged is explained
    with at least one action (`visited=True`): an invisible move (a hidden draw, a pass, a reroll
@@ -55,11 +56,17 @@ class TrackerConfig:
         stable_seconds: how long an observation must stay the same to count (≥ 0.5 s).
         min_frames: and in at least this many frames.
         skin_min_fraction: a skin blob this large (fraction of the frame) is a hand.
+        count_slack: two frames' raw detection counts are "the same" when they differ by at
+            most this many, or by `count_share` of the larger: a detector flickering on one of
+            sixty small pieces is not a hand moving pieces (the observation must still be equal).
+        count_share: see `count_slack`.
     """
 
     stable_seconds: float = 0.5
     min_frames: int = 3
     skin_min_fraction: float = 0.01
+    count_slack: int = 2
+    count_share: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -141,19 +148,32 @@ class Tracker:
         hand = frame is not None and hand_in_frame(frame, self.config)
         usable = reading.ok and not hand
         key = (reading.observation, n_detections) if usable else None
-        if key is None or key != self._candidate:
+        if key is None or not self._same(key, self._candidate):
             self._candidate, self._candidate_since, self._candidate_frames = key, time_s, 0
         self._candidate_frames += 1
-        if key != (self._stable, self._stable_count):
+        stable = (self._stable, self._stable_count)
+        if not self._same(key, stable):
             self._activity = True
         if key is None:
             return []
         stable_long = time_s - self._candidate_since >= self.config.stable_seconds
         if not (stable_long and self._candidate_frames >= self.config.min_frames):
             return []
-        if key == (self._stable, self._stable_count) and not self._activity:
+        if self._same(key, stable) and not self._activity:
             return []
-        return self._on_stable(reading.observation, n_detections)
+        # the candidate's first count anchors the comparisons (flicker compared with flicker
+        # could drift out of the allowance step by step)
+        return self._on_stable(reading.observation, self._candidate[1])
+
+    def _same(self, key: Any, other: Any) -> bool:
+        """Same observation, and raw detection counts within the flicker allowance."""
+        if key is None or other is None:
+            return key is other
+        (observation, count), (other_observation, other_count) = key, other
+        if observation != other_observation:
+            return False
+        allowed = max(self.config.count_slack, self.config.count_share * max(count, other_count))
+        return abs(count - other_count) <= allowed
 
     def _on_stable(self, observation: Any, n_detections: int) -> list[Event]:
         visited = self._activity and self._stable is not None

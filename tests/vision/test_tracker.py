@@ -103,3 +103,31 @@ def test_the_user_answers_a_question_by_picking_or_by_setting_the_state() -> Non
     _feed(tracker, 1.0, 1.0, Reading(odd), 13)
     tracker.correct(state)
     assert tracker.question is None and tracker.history == (state,)
+
+
+def _feed_counts(tracker: Tracker, start: float, reading: Reading, counts: list[int]) -> list:
+    events = []
+    for k, n in enumerate(counts):
+        events += tracker.update(start + 0.1 * k, reading, n)
+    return events
+
+
+def test_a_flickering_detection_count_is_not_a_hand_but_a_real_jump_is() -> None:
+    """A detector that finds 57, 55, 58 of sixty small pieces from frame to frame still gives a
+    stable table (the observation is the same); a count that jumps by many (an arm covering
+    pieces, with no frame to test) is activity, and never stable by itself."""
+    state = _dealt()
+    food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
+    after = kb.apply(state, TakePile(food))
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 57)
+    flicker = [57, 55, 58, 56, 57, 55, 58, 57, 56, 57]
+    events = _feed_counts(tracker, 1.0, Reading(observe(after)), flicker)
+    assert [e.kind for e in events] == ["applied"]
+    assert tracker.state == after
+
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 57)
+    jumping = [57, 40, 57, 38, 57, 41, 57, 39, 57, 40]
+    assert _feed_counts(tracker, 1.0, Reading(observe(after)), jumping) == []
+    assert tracker.state == state
