@@ -17,6 +17,7 @@ from typing import Any
 
 from engines.cafe_international.catalogue import TOTAL_TILES, Gender, Nationality
 from engines.cafe_international.explain import (
+    UNKNOWN_TILE,
     Observation,
     check_observation,
     explain,
@@ -107,12 +108,11 @@ def public_view(state: State) -> dict[str, Any]:
 
 
 __all__ = [
-    "NAME",
-    "TOTAL_PIECES",
     "Action",
     "Draw",
     "Gender",
     "Layout",
+    "NAME",
     "Nationality",
     "Observation",
     "Pass",
@@ -121,7 +121,9 @@ __all__ = [
     "Seat",
     "State",
     "Swap",
+    "TOTAL_PIECES",
     "ToBar",
+    "UNKNOWN_TILE",
     "action_from_json",
     "action_to_json",
     "apply",
