@@ -573,7 +573,13 @@ class Identifier:
                 allowed = np.array([g in key for g in bank.class_game], bool)
             refs = np.flatnonzero(allowed[bank.classes])
             _, v, d = bank.descriptors.shape
-            matrix = _cell_matrix(bank.descriptors[refs].reshape(len(refs) * v, d), bank.cells)
+            # no piece of this kind in the games (a "tile" detected at King's Breakfast): no
+            # matrix to build, every query is unmatched below
+            matrix = (
+                _cell_matrix(bank.descriptors[refs].reshape(len(refs) * v, d), bank.cells)
+                if len(refs)
+                else np.zeros((0, 0, 0), np.float32)
+            )
             subset = (allowed, refs, matrix)
             bank.subsets[key] = subset
         allowed, refs, matrix = subset

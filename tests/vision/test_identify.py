@@ -104,6 +104,19 @@ def test_restricting_to_another_game_never_guesses(identifier: Identifier) -> No
     assert match.candidates and all(c.startswith("dice-king/") for c, _ in match.candidates)
 
 
+def test_a_tile_at_a_game_without_tiles_is_left_unidentified(identifier: Identifier) -> None:
+    """A "tile" detected at King's Breakfast (a detector's mistake): nothing to match it with,
+    so it stays unnamed — no crash, and the card beside it is still read."""
+    frame, corners = place(
+        [art.face("cafe-international/italy/w", 120), art.face("kings-breakfast/wine", 200)]
+    )
+    matches = identifier.match(
+        frame, detections_for(corners, ["tile", "card"]), ["kings-breakfast"]
+    )
+    assert matches[0] is not None and matches[0].identity is None
+    assert matches[1] is not None and matches[1].identity == "kings-breakfast/wine"
+
+
 def test_a_back_matches_its_back_and_stays_unidentified(identifier: Identifier) -> None:
     frame, corners = place([art.back("kings-breakfast", 200)])
     (match,) = identifier.match(frame, detections_for(corners, ["card"]))
