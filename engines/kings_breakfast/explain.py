@@ -10,6 +10,11 @@ included) that turn the state `before` into one that shows `after`. A food card 
 written as a `DrawnCard` of the food the deck holds most of (a stand-in: which food it was is
 hidden until the end, KB-11); explanations that differ only in that stand-in are one explanation,
 and when the deck later deals a food the stand-ins used up, a stand-in is exchanged for it.
+
+A card the camera saw in the offer or the king's area but could not identify is counted apart
+(`Observation.offer_unknown`, `king_unknown`): a state shows the observation when some food (or,
+in the offer, an Emerald dealt there, KB-7) stands for each unknown card, so every food it could
+be is an explanation of its own (several: the user is asked), never a silent pick.
 """
 
 from __future__ import annotations
@@ -37,12 +42,17 @@ class Observation:
         king: food cards in the king's area, per food (KB-15).
         emeralds: Emeralds lying face up on the table (KB-7, KB-12).
         revealed: Emeralds shown in the reveal area (0 or 1: one just drawn, KB-12).
+        offer_unknown: cards seen in the offer whose card is unknown: a food of the offer, or an
+            Emerald dealt into it (counted in `emeralds` when identified, KB-7).
+        king_unknown: cards seen in the king's area whose food is unknown (food only, KB-15).
     """
 
     offer: tuple[int, ...]
     king: tuple[int, ...]
     emeralds: int = 0
     revealed: int = 0
+    offer_unknown: int = 0
+    king_unknown: int = 0
 
     @classmethod
     def from_counts(
@@ -51,22 +61,43 @@ class Observation:
         king: dict[str, int] | None = None,
         emeralds: int = 0,
         revealed: int = 0,
+        offer_unknown: int = 0,
+        king_unknown: int = 0,
     ) -> Observation:
         """Build from food → count mappings (missing foods count 0).
 
         Raises:
             MalformedError: an unknown food (named with its field).
         """
-        return cls(_counts(offer or {}, "offer"), _counts(king or {}, "king"), emeralds, revealed)
+        return cls(
+            _counts(offer or {}, "offer"),
+            _counts(king or {}, "king"),
+            emeralds,
+            revealed,
+            offer_unknown,
+            king_unknown,
+        )
 
     def to_json(self) -> dict[str, object]:
-        """JSON: food → count (non-zero only) per zone, plus the Emerald counts."""
-        return {
+        """JSON: food → count (non-zero only) per zone, plus the Emerald counts, plus the
+        unidentified cards per zone when there are any (older readers of the JSON never see
+        them for a fully identified table)."""
+        out: dict[str, object] = {
             "offer": {f: n for f, n in zip(FOODS, self.offer, strict=True) if n},
             "king": {f: n for f, n in zip(FOODS, self.king, strict=True) if n},
             "emeralds": self.emeralds,
             "revealed": self.revealed,
         }
+        if self.offer_unknown:
+            out["offer_unknown"] = self.offer_unknown
+        if self.king_unknown:
+            out["king_unknown"] = self.king_unknown
+        return out
+
+    @property
+    def has_unknown(self) -> bool:
+        """Whether any card seen was not identified."""
+        return bool(self.offer_unknown or self.king_unknown)
 
 
 def _counts(mapping: dict[str, int], field: str) -> tuple[int, ...]:
@@ -89,8 +120,10 @@ def observe(state: State) -> Observation:
 def check_observation(observation: Observation) -> list[Problem]:
     """Every problem of an observation at once (empty when it could be a real table).
 
-    KB-1: no zone, and no two zones together, show more cards of a kind than the box holds;
-    counts are whole and not negative; KB-12: at most one Emerald is shown in the reveal area.
+    KB-1: no zone, and no two zones together, show more cards of a kind than the box holds,
+    nor more cards (identified or not) than the box holds of what the zone can hold (food in the
+    king's area, KB-15; food or a dealt Emerald in the offer, KB-7); counts are whole and not
+    negative; KB-12: at most one Emerald is shown in the reveal area.
     """
     problems: list[Problem] = []
     for field in ("offer", "king"):
@@ -101,7 +134,7 @@ def check_observation(observation: Observation) -> list[Problem]:
         for food, n in zip(FOODS, counts, strict=True):
             if not isinstance(n, int) or n < 0:
                 problems.append(Problem("KB-1", f"{field}.{food} must be a count, got {n!r}"))
-    for field in ("emeralds", "revealed"):
+    for field in ("emeralds", "revealed", "offer_unknown", "king_unknown"):
         n = getattr(observation, field)
         if not isinstance(n, int) or n < 0:
             problems.append(Problem("KB-1", f"{field} must be a count, got {n!r}"))
@@ -119,6 +152,20 @@ def check_observation(observation: Observation) -> list[Problem]:
         problems.append(
             Problem("KB-1", f"{emeralds} emeralds seen, the box holds {copies[EMERALD]}")
         )
+    foods_in_box = sum(copies[food] for food in FOODS)
+    zones = (
+        (
+            "offer",
+            sum(observation.offer) + observation.offer_unknown,
+            foods_in_box + copies[EMERALD],
+        ),
+        ("king's area", sum(observation.king) + observation.king_unknown, foods_in_box),
+    )
+    for zone, seen, most in zones:
+        if seen > most:
+            problems.append(
+                Problem("KB-1", f"{seen} cards seen in the {zone}, the box holds {most}")
+            )
     if observation.revealed > 1:
         problems.append(
             Problem(
@@ -173,15 +220,44 @@ def _swap_stand_in(state: State, food: int) -> State | None:
     return None
 
 
+def shows(state: State, observation: Observation) -> bool:
+    """Whether `state` looks like `observation`, each unidentified card standing for a card it
+    could be: in the king's area any food (KB-15), in the offer any food or an Emerald dealt
+    there (KB-7). Without unknown cards this is ``observe(state) == observation``."""
+    if not observation.has_unknown:
+        return observe(state) == observation  # the fast path, and today's exact meaning
+    if (1 if state.phase == Phase.EMERALD else 0) != observation.revealed:
+        return False
+    if any(s < a for s, a in zip(state.king, observation.king, strict=True)):
+        return False
+    if sum(state.king) != sum(observation.king) + observation.king_unknown:
+        return False
+    if any(s < a for s, a in zip(state.offer, observation.offer, strict=True)):
+        return False
+    dealt_emeralds = state.emeralds_on_table - observation.emeralds  # unknowns in the offer
+    if dealt_emeralds < 0:
+        return False
+    extra_food = sum(state.offer) - sum(observation.offer)
+    return extra_food + dealt_emeralds == observation.offer_unknown
+
+
 def _steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
     """The actions worth trying from `state` towards `target` (chance outcomes pruned by it),
     each with the state to apply it to."""
     if state.phase == Phase.DEAL:
+        # cards dealt beyond what the offer shows identified: each must be an unknown card
+        beyond = max(0, state.emeralds_on_table - target.emeralds) + sum(
+            max(0, s - t) for s, t in zip(state.offer, target.offer, strict=True)
+        )
+        # while an unknown card is unaccounted for, any card may be it (below the offer's
+        # count it is wanted anyway); without unknown cards this is the exact pruning
+        spare = beyond < target.offer_unknown
         for index, card in enumerate(CARDS):
             if index == EMERALD_INDEX:
-                wanted = state.emeralds_on_table < target.emeralds
+                have, want = state.emeralds_on_table, target.emeralds
             else:
-                wanted = state.offer[index] < target.offer[index]
+                have, want = state.offer[index], target.offer[index]
+            wanted = have < want or spare
             if not wanted:
                 continue
             source: State | None = state
@@ -221,7 +297,7 @@ def explain_states(
         successors=lambda state: (
             (action, _apply_unchecked(source, action)) for action, source in _steps(state, after)
         ),
-        shows_observation=lambda state: state.phase != Phase.DRAW and observe(state) == after,
+        shows_observation=lambda state: state.phase != Phase.DRAW and shows(state, after),
         key=public_key,
         is_over=lambda state: state.phase == Phase.OVER,
         visited=visited,
@@ -263,4 +339,5 @@ __all__ = [
     "observe",
     "public_actions",
     "public_key",
+    "shows",
 ]

@@ -3,13 +3,19 @@
 `read_table` counts the identified cards in the zones (`vision.readers.zones`): the offer, the
 king's area, the Emeralds on the table (an Emerald dealt into the offer counts there too, KB-7)
 and the reveal area (an Emerald just drawn, KB-12). `read_spread` counts the cards of one photo of
-spread cards (the king's area, or a player's hand at the end). Unidentified cards, other games'
-pieces and cards where they cannot be are problems, never guesses.
+spread cards (the king's area, or a player's hand at the end). Other games' pieces and cards where
+they cannot be are problems, never guesses. A card in the offer or the king's area that could not
+be identified is counted as unknown in that zone (`Observation.offer_unknown`, `king_unknown`: the
+rules' `explain` tries every card it could be and asks when several fit), listed in
+``seen["unidentified"]`` and told in ``seen["notes"]``; one in the Emeralds or reveal area is
+still a problem, and `read_spread` refuses every unidentified card (a score is never computed from
+an unknown card).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
@@ -24,17 +30,25 @@ PREFIX = GAME + "/"
 def read_table(
     detections: Detections, frame_size: tuple[int, int], zones: Zones | None = None
 ) -> Reading:
-    """Counts per food per zone → an `Observation`, or the problems that prevent one."""
+    """Counts per food per zone → an `Observation`, or the problems that prevent one.
+
+    An unidentified card in the offer or the king's area is an unknown card of that zone (not a
+    problem); ``seen["unidentified"]`` counts them per zone and ``seen["notes"]`` says so.
+    """
     zones = zones or default_zones(GAME)
     cards = detections[detections.kinds == "card"]
     where = zones.zone_of(card_centres(cards), frame_size)
     counts: dict[str, Counter[str]] = {
         z: Counter() for z in ("offer", "king", "emeralds", "reveal")
     }
+    unknown: Counter[str] = Counter()
     problems: list[str] = []
     for zone, identity in zip(where, cards.identities, strict=True):
         if zone is None:
             continue  # the deck, hands, things around the table
+        if identity is None and zone in ("offer", "king"):
+            unknown[zone] += 1  # some card that zone can hold: the rules decide which
+            continue
         if identity is None:
             problems.append(f"a card in the {zone} zone could not be identified")
             continue
@@ -48,7 +62,14 @@ def read_table(
             problems.append(f"a {card} card lies in the {zone} zone")
         else:
             counts[zone][card] += 1
-    seen = {zone: dict(sorted(c.items())) for zone, c in counts.items()}
+    seen: dict[str, Any] = {zone: dict(sorted(c.items())) for zone, c in counts.items()}
+    if unknown:
+        # information for the user, not a reason to refuse the table
+        seen["unidentified"] = dict(sorted(unknown.items()))
+        seen["notes"] = [
+            f"{_cards(n)} in the {zone} zone could not be identified"
+            for zone, n in sorted(unknown.items())
+        ]
     if problems:
         return Reading(None, tuple(problems), seen)
     observation = Observation(
@@ -56,8 +77,14 @@ def read_table(
         king=tuple(counts["king"][f] for f in FOODS),
         emeralds=counts["emeralds"]["emerald"],
         revealed=counts["reveal"]["emerald"],
+        offer_unknown=unknown["offer"],
+        king_unknown=unknown["king"],
     )
     return Reading(observation, (), seen)
+
+
+def _cards(n: int) -> str:
+    return "a card" if n == 1 else f"{n} cards"
 
 
 def read_spread(

@@ -42,19 +42,76 @@ def test_cards_outside_every_zone_are_ignored() -> None:
 
 
 def test_unidentified_foreign_and_misplaced_cards_are_problems() -> None:
-    """A reader never guesses: every problem is reported and no observation is given."""
+    """A reader never guesses: every problem is reported and no observation is given (KB-12:
+    only an Emerald lies in the Emeralds zone, so an unidentified card there is a problem)."""
     cards = [
-        piece("card", zone_point(ZONES, "offer", SIZE), None),
+        piece("card", zone_point(ZONES, "emeralds", SIZE), None),
         piece("card", zone_point(ZONES, "king", SIZE), "dice-king/snob-1"),
         _card("emeralds", "cake"),
     ]
     reading = read_table(detections(cards), SIZE)
     assert reading.observation is None and not reading.ok
     assert reading.problems == (
-        "a card in the offer zone could not be identified",
+        "a card in the emeralds zone could not be identified",
         "a dice-king piece (dice-king/snob-1) is not a kings-breakfast piece",
         "a cake card lies in the emeralds zone",
     )
+
+
+def test_kb6_kb15_unidentified_offer_and_king_cards_are_unknown() -> None:
+    """KB-6, KB-15: a card in the offer or the king's area that could not be identified is
+    counted as an unknown card of its zone (the rules decide which it can be, KB-7: in the
+    offer an Emerald too); the reading is used, and the user is told in the notes."""
+    unknown = [
+        piece("card", zone_point(ZONES, "offer", SIZE, 0.2), None),
+        piece("card", zone_point(ZONES, "king", SIZE, -0.2), None),
+        piece("card", zone_point(ZONES, "king", SIZE, 0.2), None),
+    ]
+    cards = [_card("offer", "ham", -0.2), _card("king", "cheese"), *unknown]
+    reading = read_table(detections(cards), SIZE)
+    assert reading.ok and not reading.problems
+    assert reading.observation == Observation.from_counts(
+        offer={"ham": 1}, king={"cheese": 1}, offer_unknown=1, king_unknown=2
+    )
+    assert reading.seen["unidentified"] == {"king": 2, "offer": 1}
+    assert reading.seen["notes"] == [
+        "2 cards in the king zone could not be identified",
+        "a card in the offer zone could not be identified",
+    ]
+    assert reading.seen["offer"] == {"ham": 1} and reading.seen["king"] == {"cheese": 1}
+
+
+def test_kb6_a_fully_identified_table_has_no_unknown_and_no_notes() -> None:
+    """KB-6: without unidentified cards the reading is as before (no unknown counts, no notes)."""
+    reading = read_table(detections([_card("offer", "ham"), _card("king", "wine")]), SIZE)
+    assert reading.ok
+    assert reading.observation.offer_unknown == 0 and reading.observation.king_unknown == 0
+    assert "unidentified" not in reading.seen and "notes" not in reading.seen
+
+
+def test_kb12_an_unidentified_card_in_the_reveal_area_is_still_a_problem() -> None:
+    """KB-12: only a drawn Emerald is shown in the reveal area: an unidentified card there is a
+    problem, even beside unknown cards of the offer (which stay in the notes)."""
+    cards = [
+        piece("card", zone_point(ZONES, "reveal", SIZE), None),
+        piece("card", zone_point(ZONES, "offer", SIZE), None),
+    ]
+    reading = read_table(detections(cards), SIZE)
+    assert not reading.ok and reading.observation is None
+    assert reading.problems == ("a card in the reveal zone could not be identified",)
+    assert reading.seen["unidentified"] == {"offer": 1}
+
+
+def test_kb19_a_spread_photo_with_an_unidentified_card_is_refused() -> None:
+    """KB-19, KB-21: a score is never computed from an unknown card: the spread is refused."""
+    cards = [
+        piece("card", (100, 100), "kings-breakfast/ham"),
+        piece("card", (160, 100), None),
+    ]
+    reading = read_spread(detections(cards), what="king photo")
+    assert reading.observation is None
+    assert reading.problems == ("a card in the king photo could not be identified",)
+    assert reading.seen["unidentified"] == 1
 
 
 def test_kb19_a_spread_hand_is_counted_and_an_empty_photo_refused() -> None:
