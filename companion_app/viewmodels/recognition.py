@@ -184,6 +184,9 @@ class Recognition:
         self._clock = clock
         self._hand_test = hand_test
         self._lock = threading.Lock()
+        # events have their own lock: the UI takes them at every preview tick and must not wait
+        # for the tracker, whose explanation search can take a few hundred milliseconds
+        self._events_lock = threading.Lock()
         self._votes = VoteTracker()
         self._tracker = Tracker(game, state)
         self._events: list[Event] = []
@@ -216,8 +219,9 @@ class Recognition:
                 self._clock(), reading, len(detections), frame if self._hand_test else None
             )
             times["track"] = time.perf_counter() - mark
-            self._events.extend(events)
             self.stage_ms = {k: 1000.0 * v for k, v in times.items()}
+        with self._events_lock:
+            self._events.extend(events)
         objects = detections.to_objects()
         for item, match in zip(objects, matches, strict=True):
             if match is not None:
@@ -267,7 +271,7 @@ class Recognition:
     # ---- the UI thread ---
     def take_events(self) -> list[Event]:
         """The tracker events since the last call (oldest first)."""
-        with self._lock:
+        with self._events_lock:
             events, self._events = self._events, []
             return events
 

@@ -167,6 +167,38 @@ def test_sync_follows_the_session_and_answer_needs_a_question() -> None:
         recognition.answer(0)
 
 
+def test_the_ui_takes_events_while_the_worker_is_reading_and_tracking() -> None:
+    """The UI thread takes events at every preview tick: neither the game's reader nor the
+    tracker's explanation search (hundreds of ms with unknown cards) may hold it up."""
+    import threading
+
+    game = "kings-breakfast"
+    data = load_manifest(game)
+    recognition = _recognition(game, data, [0], [0.0])
+    inside, release = threading.Event(), threading.Event()
+    tracker_update = recognition._tracker.update
+
+    def slow_update(*args: Any, **kwargs: Any) -> Any:
+        inside.set()
+        release.wait(10.0)
+        return tracker_update(*args, **kwargs)
+
+    recognition._tracker.update = slow_update  # type: ignore[method-assign]
+    worker = threading.Thread(target=recognition, args=(np.zeros((48, 64, 3), np.uint8),))
+    worker.start()
+    try:
+        assert inside.wait(10.0), "the worker never reached the tracker"
+        taken: list[Any] = []
+        ui = threading.Thread(target=lambda: taken.append(recognition.take_events()))
+        ui.start()
+        ui.join(5.0)
+        assert not ui.is_alive(), "take_events waited for the tracker"
+        assert taken == [[]]
+    finally:
+        release.set()
+        worker.join(10.0)
+
+
 def test_a_missing_detector_model_is_reported_not_raised_elsewhere(tmp_path: Path) -> None:
     rules = game_rules("dice-king")
     with pytest.raises(RecognitionUnavailable, match="no detector model"):
