@@ -24,6 +24,7 @@ from engines.kings_breakfast.explain import (
     explain_states,
     observe,
     public_key,
+    shows,
 )
 from engines.kings_breakfast.hints import hints, hints_for_state
 from engines.kings_breakfast.json_io import (
@@ -100,6 +101,7 @@ __all__ = [
     "new_game",
     "observe",
     "public_key",
+    "shows",
     "public_view",
     "scores",
     "scores_from_counts",
