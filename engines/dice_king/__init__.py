@@ -7,12 +7,14 @@ keep advisor (`advisor`). The module-level functions below are the engine API of
 Public names: `NAME`, `TOTAL_PIECES`, `new_game`, `legal_actions`, `is_legal`, `apply`,
 `is_chance_node`, `chance_outcomes`, `is_over`, `scores`, `public_view`, `inventory`,
 `state_to_json`, `state_from_json`, `action_to_json`, `action_from_json`, and the types `State`,
-`Phase`, `RollDie`, `Reveal`, `Reroll`, `Take`, `TakePenalty`, `Give`.
+`Phase`, `RollDie`, `Reveal`, `Reroll`, `Take`, `TakePenalty`, `Give`; `UNKNOWN_CARD` marks a card
+seen but not identified in an `Observation`.
 """
 
 from __future__ import annotations
 
 from engines.dice_king.explain import (
+    UNKNOWN_CARD,
     Observation,
     check_kingdom,
     check_observation,
@@ -57,6 +59,7 @@ TOTAL_PIECES = 65  # DK-2 … DK-4: 15 villages + 10 penalties + 40 inhabitants
 __all__ = [
     "NAME",
     "TOTAL_PIECES",
+    "UNKNOWN_CARD",
     "Give",
     "Observation",
     "Phase",

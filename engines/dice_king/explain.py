@@ -10,6 +10,12 @@ decks is hidden; cards with identical faces (penalties of the same value) are to
 the reveals that refill the row) that turn `before` into a state that shows `after`. Between two
 turns the dice still lie where they were rolled: a state whose dice are not rolled yet accepts any
 dice in the observation.
+
+A card the camera sees but cannot identify shows `UNKNOWN_CARD` in its slot (a row slot, a village
+top, the penalty top, a kingdom top): every slot holds at most one face-up card, so a per-slot
+marker keeps the rest of the slot order. A state shows it when it has some card there (never an
+empty slot); the search keeps every reveal or gift the unknown could stand for, so several
+fitting cards are several explanations (the user is asked), never a silent pick.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
+UNKNOWN_CARD = "?"  # a slot seen holding a card that could not be identified
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class Observation:
         penalty_top: the face-up penalty card id, or None (DK-7).
         dice: the readings in the rolling area, sorted (``5r``); empty when none are seen.
         kingdom_tops: per player, the top card of their kingdom pile, or None.
+
+    Any card slot may show `UNKNOWN_CARD`: a card lies there but was not identified.
     """
 
     row: tuple[str | None, ...]
@@ -57,6 +66,16 @@ class Observation:
     penalty_top: str | None
     dice: tuple[str, ...]
     kingdom_tops: tuple[str | None, ...]
+
+    @property
+    def has_unknown(self) -> bool:
+        """Whether any slot shows a card that was not identified (`UNKNOWN_CARD`)."""
+        return (
+            UNKNOWN_CARD in self.row
+            or UNKNOWN_CARD in self.village_tops
+            or self.penalty_top == UNKNOWN_CARD
+            or UNKNOWN_CARD in self.kingdom_tops
+        )
 
 
 def observe(state: State) -> Observation:
@@ -97,21 +116,45 @@ def _faces(deck: Deck, ids: Iterable[str | None]) -> tuple[Any, ...]:
     return tuple(_face(deck, card_id) for card_id in ids)
 
 
+def _slots_show(deck: Deck, shown: Sequence[str | None], seen: Sequence[str | None]) -> bool:
+    """Slot by slot: an unknown card stands for any card there (never an empty slot), a known
+    one must look the same."""
+    if len(shown) != len(seen):
+        return False
+    return all(
+        card is not None if want == UNKNOWN_CARD else _face(deck, card) == _face(deck, want)
+        for card, want in zip(shown, seen, strict=True)
+    )
+
+
+def _cards_show(state: State, after: Observation) -> bool:
+    """Whether the cards of `state` show those of `after` (its dice aside)."""
+    deck = state.deck
+    shown = observe(state)
+    if not after.has_unknown:  # the fast path: today's exact comparison
+        return (
+            _faces(deck, shown.row) == _faces(deck, after.row)
+            and shown.village_tops == after.village_tops
+            and _face(deck, shown.penalty_top) == _face(deck, after.penalty_top)
+            and _faces(deck, shown.kingdom_tops) == _faces(deck, after.kingdom_tops)
+        )
+    return (
+        _slots_show(deck, shown.row, after.row)
+        and _slots_show(deck, shown.village_tops, after.village_tops)
+        and _slots_show(deck, (shown.penalty_top,), (after.penalty_top,))
+        and _slots_show(deck, shown.kingdom_tops, after.kingdom_tops)
+    )
+
+
 def matches(state: State, after: Observation, resting: tuple[str, ...] | None = None) -> bool:
     """Whether `state` shows `after`.
 
     At the start of a turn, before the first roll, the dice of the last turn still lie on the
-    table: `resting` (when known) or none at all; with `resting` None, any dice.
+    table: `resting` (when known) or none at all; with `resting` None, any dice. A slot showing
+    `UNKNOWN_CARD` matches any card the state has there, never an empty slot.
     """
-    deck = state.deck
     shown = observe(state)
-    if _faces(deck, shown.row) != _faces(deck, after.row):
-        return False
-    if shown.village_tops != after.village_tops:
-        return False
-    if _face(deck, shown.penalty_top) != _face(deck, after.penalty_top):
-        return False
-    if _faces(deck, shown.kingdom_tops) != _faces(deck, after.kingdom_tops):
+    if not _cards_show(state, after):
         return False
     if state.phase is Phase.ROLL and state.to_roll == DICE and state.rolls_done == 1:
         dice = tuple(sorted(after.dice))
@@ -124,6 +167,7 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
 
     DK-6: five row slots; DK-2: a village top per location, of that location; DK-1: at most six
     dice, each a reading such as ``5r``; DK-4: every card known and seen at most once.
+    `UNKNOWN_CARD` fills a slot (the slot counts stay bounded) but names no card to check.
     """
     problems: list[Problem] = []
     if len(observation.row) != ROW_SLOTS:
@@ -132,7 +176,7 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
         )
     seen: Counter[str] = Counter()
     for slot, card_id in enumerate(observation.row):
-        if card_id is None:
+        if card_id is None or card_id == UNKNOWN_CARD:
             continue
         seen[card_id] += 1
         if card_id not in deck:
@@ -147,12 +191,12 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
             )
         )
     for location, (stack, top) in enumerate(zip(stacks, observation.village_tops, strict=False)):
-        if top is None:
+        if top is None or top == UNKNOWN_CARD:
             continue
         seen[top] += 1
         if top not in {v.id for v in stack}:
             problems.append(Problem("DK-2", f"{top!r} is not a village of location {location}"))
-    if observation.penalty_top is not None:
+    if observation.penalty_top is not None and observation.penalty_top != UNKNOWN_CARD:
         seen[observation.penalty_top] += 1
         if observation.penalty_top not in _penalty_points():
             problems.append(Problem("DK-3", f"unknown penalty card {observation.penalty_top!r}"))
@@ -171,7 +215,7 @@ def check_observation(observation: Observation, deck: Deck, n_players: int) -> l
             )
         )
     for player, top in enumerate(observation.kingdom_tops):
-        if top is None:
+        if top is None or top == UNKNOWN_CARD:
             continue
         seen[top] += 1
         if top not in deck and top not in _penalty_points() and top not in _village_ids():
@@ -205,22 +249,36 @@ def score_pile(pile: Sequence[str], deck: Deck) -> KingdomScore:
 # --- explaining --------------------------------------------------------------------------------
 
 
-def _steps(state: State, after: Observation) -> Iterable[Action]:
-    """Actions worth trying from `state` towards `after` (chance outcomes pruned by it)."""
+def _steps(state: State, after: Observation, *, one_order: bool = False) -> Iterable[Action]:
+    """Actions worth trying from `state` towards `after` (chance outcomes pruned by it).
+
+    With `one_order`, the missing dice are rolled in one order only (smallest reading first):
+    the order is invisible (`state_key` sorts the dice) and a half-rolled state shows nothing.
+    """
     deck = state.deck
     if state.phase is Phase.ROLL and state.to_roll:
         missing = Counter(after.dice) - Counter(state.dice)
-        for reading in sorted(missing):
+        for reading in sorted(missing)[:1] if one_order else sorted(missing):
             yield RollDie(reading)
         return
     outcomes = chance_outcomes(state)
     if outcomes:  # reveals: only a card whose face the table shows where it would go
-        wanted_row = Counter(_faces(deck, (c for c in after.row if c is not None)))
+        wanted_row = Counter(
+            _faces(deck, (c for c in after.row if c is not None and c != UNKNOWN_CARD))
+        )
         wanted_penalty = _face(deck, after.penalty_top)
+        # an unknown card may be any card revealed there (DK-7, DK-12): keep them all
+        any_inhabitant = UNKNOWN_CARD in after.row
+        any_penalty = after.penalty_top == UNKNOWN_CARD
         for action, _ in outcomes:
             assert isinstance(action, Reveal)
             face = _face(deck, action.card)
-            if face == wanted_penalty or wanted_row[face]:
+            is_penalty = action.card in _penalty_points()
+            if (
+                face == wanted_penalty
+                or wanted_row[face]
+                or (any_penalty if is_penalty else any_inhabitant)
+            ):
                 yield action
         return
     target = Counter(after.dice)
@@ -229,8 +287,9 @@ def _steps(state: State, after: Observation) -> Iterable[Action]:
             continue  # a kept die must still be seen
         if isinstance(action, Give):
             receiver = state.players.index(action.player)
-            if _face(deck, after.kingdom_tops[receiver]) != _face(deck, action.card):
-                continue
+            seen = after.kingdom_tops[receiver]
+            if seen != UNKNOWN_CARD and _face(deck, seen) != _face(deck, action.card):
+                continue  # an unknown top may be any gift (DK-22)
         yield action
 
 
@@ -267,9 +326,13 @@ def explain_states(
     """The shortest action sequences from `before` to a state showing `after`, with that state.
 
     With `visited`, the empty sequence does not count (a reroll can show the same dice again).
-    Sequences that end in states that look the same are one explanation.
+    Sequences that end in states that look the same are one explanation. With an unknown card
+    in `after`, a longer sequence is an explanation too when its table would look different
+    from every shorter one's once the card is identified (`_explain_unknown`).
     """
     resting = tuple(sorted(before.dice)) if before.dice else None
+    if after.has_unknown:
+        return _explain_unknown(before, after, resting, visited, max_actions, max_states)
     return shortest_explanations(
         before,
         successors=lambda state: (
@@ -284,6 +347,75 @@ def explain_states(
     )
 
 
+def _look(state: State) -> tuple[Any, ...]:
+    """The cards the camera would see in `state` were every card identified (the dice are
+    never unknown: two states showing the observation show its dice)."""
+    deck = state.deck
+    shown = observe(state)
+    return (
+        _faces(deck, shown.row),
+        shown.village_tops,
+        _face(deck, shown.penalty_top),
+        _faces(deck, shown.kingdom_tops),
+    )
+
+
+def _explain_unknown(
+    before: State,
+    after: Observation,
+    resting: tuple[str, ...] | None,
+    visited: bool,
+    max_actions: int,
+    max_states: int,
+) -> list[tuple[tuple[Action, ...], State]]:
+    """`explain_states` for an observation with unknown cards.
+
+    The shortest sequences alone could silently pick a short story (a reroll) over a longer one
+    that an unknown card hides (a penalty taken, the row shifted and refilled, DK-11, DK-12): so
+    the search goes on to `max_actions`, and a longer sequence counts when its table looks
+    different from every shorter explanation's; an invisible difference (a reroll showing the
+    same dice) still goes to the shortest. Past the budget nothing explains (ask the user): a
+    change the unknown might hide could lie beyond it.
+    """
+    # a card turning unidentified changes the observation with no move at all: the change (or a
+    # visit) does not rule out that nothing happened, and a reroll showing the same dice looks
+    # the same as nothing, so the shortest (nothing) stands for it
+    visited = visited and not matches(before, after, resting)
+    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
+    seen = {state_key(before)}
+    explored = 0
+    found: list[tuple[tuple[Action, ...], State]] = []
+    looks: set[tuple[Any, ...]] = set()
+    for depth in range(max_actions + 1):
+        level: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
+        for state, path in frontier:
+            if (path or not visited) and matches(state, after, resting):
+                level.setdefault(state_key(state), (path, state))
+        fresh = [(path, state) for path, state in level.values() if _look(state) not in looks]
+        found.extend(fresh)
+        looks.update(_look(state) for _, state in fresh)
+        if depth == max_actions:
+            break
+        following: list[tuple[State, tuple[Action, ...]]] = []
+        for state, path in frontier:
+            if is_over(state):
+                continue
+            for action in _steps(state, after, one_order=True):
+                next_state = _apply(state, action)
+                next_key = state_key(next_state)
+                if next_key in seen:
+                    continue
+                seen.add(next_key)
+                following.append((next_state, path + (action,)))
+        frontier = following
+        explored += len(following)
+        if explored > max_states:
+            return []
+        if not frontier:
+            break
+    return found
+
+
 def explain(
     before: State, after: Observation, *, visited: bool = False
 ) -> list[tuple[Action, ...]]:
@@ -296,6 +428,7 @@ def explain(
 
 __all__ = [
     "MAX_ACTIONS",
+    "UNKNOWN_CARD",
     "Observation",
     "check_kingdom",
     "check_observation",

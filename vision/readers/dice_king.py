@@ -3,15 +3,19 @@
 `read_table` places identified cards and read dice by zone (`vision.readers.zones`, Dice King
 defaults): ``row:k`` and ``village:k`` for the five slots (DK-6, DK-10), ``penalty`` (DK-7),
 ``dice`` (the rolling area, DK-8) and ``kingdom:p`` per player. `read_spread` lists the cards of one
-photo of a player's kingdom pile spread out, for scoring (DK-25). Unread dice, unidentified cards,
-another game's pieces and two cards in one slot are problems, never guesses.
+photo of a player's kingdom pile spread out, for scoring (DK-25). Unread dice, another game's pieces
+and two cards in one slot are problems, never guesses. A card on the table that could not be
+identified shows `UNKNOWN_CARD` in its slot (the rules' `explain` tries every card it could be and
+asks when several fit), listed in ``seen["unidentified"]`` and told in ``seen["notes"]``;
+`read_spread` refuses every unidentified card (a score is never computed from an unknown card).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
-from engines.dice_king.explain import Observation
+from engines.dice_king.explain import UNKNOWN_CARD, Observation
 from vision.detections import Detections
 from vision.readers import Reading, card_centres, foreign_problem
 from vision.readers.zones import Zones, default_zones
@@ -27,12 +31,17 @@ def read_table(
     n_players: int,
     zones: Zones | None = None,
 ) -> Reading:
-    """Cards and dice by zone → an `Observation`, or the problems that prevent one."""
+    """Cards and dice by zone → an `Observation`, or the problems that prevent one.
+
+    An unidentified card in a slot is `UNKNOWN_CARD` there (not a problem);
+    ``seen["unidentified"]`` lists the zones and ``seen["notes"]`` says so.
+    """
     zones = zones or default_zones(GAME, n_players=n_players)
     where = zones.zone_of(card_centres(detections), frame_size)
     places: dict[str, list[str]] = {}
     dice: list[str] = []
     problems: list[str] = []
+    unknown: list[str] = []
     for i, zone in enumerate(where):
         if zone is None:
             continue
@@ -46,9 +55,15 @@ def read_table(
             else:
                 dice.append(f"{value}{colour}")
             continue
+        if kind != "card":
+            continue  # Dice King has no tiles: a 'tile' is the detector's second guess at a card
         identity = detections.identities[i]
-        if identity is None:
+        if identity is None and zone == "dice":
             problems.append(f"a card in the {zone} zone could not be identified")
+            continue  # no card slot there to hold an unknown card
+        if identity is None:
+            unknown.append(zone)  # some card lies there: the rules decide which
+            places.setdefault(zone, []).append(UNKNOWN_CARD)
             continue
         if not str(identity).startswith(PREFIX):
             problems.append(foreign_problem(str(identity), GAME))
@@ -66,10 +81,16 @@ def read_table(
         cards = places.get(zone, [])
         return cards[0] if cards else None
 
-    seen = {
+    seen: dict[str, Any] = {
         "zones": {zone: sorted(cards) for zone, cards in sorted(places.items())},
         "dice": sorted(dice),
     }
+    if unknown:
+        # information for the user, not a reason to refuse the table
+        seen["unidentified"] = sorted(unknown)
+        seen["notes"] = [
+            f"a card in the {zone} zone could not be identified" for zone in sorted(unknown)
+        ]
     if problems:
         return Reading(None, tuple(dict.fromkeys(problems)), seen)
     observation = Observation(

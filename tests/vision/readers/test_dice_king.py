@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engines.dice_king import UNKNOWN_CARD
 from tests.vision.readers.factories import detections, piece, zone_point
 from vision.readers.dice_king import read_spread, read_table
 from vision.readers.zones import default_zones
@@ -57,3 +58,48 @@ def test_dk25_a_spread_kingdom_lists_its_cards_and_refuses_repeats() -> None:
     assert read_spread(detections(twice)).problems == ("card snob-1 seen 2 times in the photo",)
     foreign = [piece("card", (100, 100), "kings-breakfast/ham")]
     assert "is not a dice-king piece" in read_spread(detections(foreign)).problems[0]
+
+
+def test_dk4_an_unidentified_card_on_the_table_is_an_unknown_card_not_a_refusal() -> None:
+    """DK-4, DK-6, DK-7: a card seen but not identified in a slot is `UNKNOWN_CARD` there (the
+    rules try what it could be); the reading stays ok and says so in seen."""
+    cards = [
+        _card("row:0", "snob-1"),
+        piece("card", zone_point(ZONES, "row:3", SIZE), None),
+        piece("card", zone_point(ZONES, "penalty", SIZE), None),
+        _card("kingdom:1", "orc-1"),
+    ]
+    reading = read_table(detections(cards + [_die(5, "r", 0.0)]), SIZE, 2, ZONES)
+    assert reading.ok and reading.problems == ()
+    obs = reading.observation
+    assert obs.row == ("snob-1", None, None, UNKNOWN_CARD, None)
+    assert obs.penalty_top == UNKNOWN_CARD and obs.kingdom_tops == (None, "orc-1")
+    assert reading.seen["unidentified"] == ["penalty", "row:3"]
+    assert reading.seen["notes"] == [
+        "a card in the penalty zone could not be identified",
+        "a card in the row:3 zone could not be identified",
+    ]
+
+
+def test_dk4_a_tile_guess_is_no_card_and_a_card_among_the_dice_is_refused() -> None:
+    """DK-4, DK-8: Dice King has no tiles, so the detector's 'tile' guess on a card's box is not
+    a second card in its slot; an unidentified card in the rolling area has no slot to stand in
+    and is still a problem."""
+    at = zone_point(ZONES, "penalty", SIZE)
+    cards = [_card("penalty", "penalty-3"), piece("tile", at, None)]
+    reading = read_table(detections(cards), SIZE, 2, ZONES)
+    assert reading.ok and reading.observation.penalty_top == "penalty-3"
+    stray = piece("card", zone_point(ZONES, "dice", SIZE), None)
+    reading = read_table(detections([stray]), SIZE, 2, ZONES)
+    assert reading.problems == ("a card in the dice zone could not be identified",)
+
+
+def test_dk25_a_spread_kingdom_still_refuses_an_unidentified_card() -> None:
+    """DK-25: a score is never computed from an unknown card: the spread photo is refused."""
+    pile = [
+        piece("card", (100, 200), "dice-king/snob-1"),
+        piece("card", (300, 200), None),
+    ]
+    reading = read_spread(detections(pile))
+    assert reading.observation is None
+    assert reading.problems == ("a card in the photo could not be identified",)
