@@ -78,6 +78,7 @@ Builder.load_file(str(_HERE / "root.kv"))
 _LOG = logging.getLogger(__name__)
 
 PREVIEW_HZ = 30.0
+GIL_SWITCH_S = 0.001  # see on_start
 STATUS_HZ = 2.0
 DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
@@ -181,6 +182,10 @@ class TableCompanionApp(App):
         return root
 
     def on_start(self) -> None:
+        # The recognition worker runs pure-Python searches (the rules' explanations) for up to a
+        # second or two; with the default 5 ms GIL switch interval the UI thread waited up to
+        # 5 ms at every return from C code and the preview fell below 20 FPS.
+        sys.setswitchinterval(GIL_SWITCH_S)
         self.store.clean_temporaries()
         clip = None
         if self._demo and self._source is None and self._tour_folder is None:
