@@ -69,7 +69,7 @@ from companion_app.viewmodels.recognition import (
 from companion_app.viewmodels.scoring import scoring_for
 from companion_app.viewmodels.session import GameSession, Player
 from companion_app.viewmodels.settings import SettingsViewModel, game_options
-from companion_app.viewmodels.table import TableViewModel
+from companion_app.viewmodels.table import TableViewModel, next_preview_scale
 from vision.frames import FrameSourceError, open_source
 
 _HERE = Path(__file__).resolve().parent
@@ -361,6 +361,7 @@ class TableCompanionApp(App):
         self._shown_index = -1
         self._result_index = -1
         table = self.root_view.ids.table
+        table.preview_scale = 1.0  # a new source starts at full size
         table.no_source = False
         table.source_message = ""
 
@@ -496,6 +497,7 @@ class TableCompanionApp(App):
             table.status = ""
             return
         stats = self.live.stats()
+        table.preview_scale = next_preview_scale(stats.preview_fps, table.preview_scale)
         source = self.live.source.description
         if self.table_vm is not None:
             line = self.table_vm.status(

@@ -182,6 +182,7 @@ class TableScreen(Screen):
     is_chance = BooleanProperty(False)
     can_undo = BooleanProperty(False)
     _textures: list[Texture | None]
+    preview_scale = 1.0  # share of the view's pixels frames are uploaded at (next_preview_scale)
     _turn = 0
 
     def __init__(self, **kwargs: Any) -> None:
@@ -230,7 +231,8 @@ class TableScreen(Screen):
         The frame is first shrunk to the pixels it will cover: uploading a full camera frame
         to the GPU every time costs far more than the resize on a tablet.
         """
-        frame = fit_to(frame, self.ids.preview.size)
+        width, height = self.ids.preview.size
+        frame = fit_to(frame, (width * self.preview_scale, height * self.preview_scale))
         height, width = frame.shape[:2]
         # Two textures in turn: writing into the texture the GPU is still drawing makes the
         # driver wait for that frame to finish (on software GL, most of a frame's time).

@@ -132,4 +132,26 @@ class TableViewModel:
         return t("table.status.live", fps=fps, latency=latency)
 
 
-__all__ = ["MAX_CHOICES", "Choice", "TableViewModel", "panel_for"]
+LOW_PREVIEW_FPS = 21.0  # a preview slower than this is uploaded at REDUCED_PREVIEW of the view
+REDUCED_PREVIEW = 0.75
+
+
+def next_preview_scale(preview_fps: float | None, scale: float) -> float:
+    """The share of the view's pixels the preview is uploaded at: once the measured preview rate
+    falls under `LOW_PREVIEW_FPS` (software OpenGL spends most of a frame uploading the
+    texture), `REDUCED_PREVIEW` for the rest of the live session; a device that keeps up never
+    leaves full size."""
+    if preview_fps is not None and preview_fps < LOW_PREVIEW_FPS:
+        return min(scale, REDUCED_PREVIEW)
+    return scale
+
+
+__all__ = [
+    "Choice",
+    "LOW_PREVIEW_FPS",
+    "MAX_CHOICES",
+    "REDUCED_PREVIEW",
+    "TableViewModel",
+    "next_preview_scale",
+    "panel_for",
+]

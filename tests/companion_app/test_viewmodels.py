@@ -416,3 +416,19 @@ def test_a_whole_game_tapped_through_ends_with_the_engines_scores(game: str) -> 
     assert result["winners"] and set(result["winners"]) <= set(totals)
     best = max(totals.values())
     assert all(totals[name] == best for name in result["winners"])
+
+
+def test_a_slow_preview_is_uploaded_smaller_for_the_rest_of_the_session() -> None:
+    """Software OpenGL spends most of a frame uploading the picture: under LOW_PREVIEW_FPS the
+    preview drops to REDUCED_PREVIEW of the view's pixels and stays there; a device that keeps
+    up (or has not measured yet) stays at full size."""
+    from companion_app.viewmodels.table import (
+        LOW_PREVIEW_FPS,
+        REDUCED_PREVIEW,
+        next_preview_scale,
+    )
+
+    assert next_preview_scale(None, 1.0) == 1.0
+    assert next_preview_scale(LOW_PREVIEW_FPS + 5, 1.0) == 1.0
+    assert next_preview_scale(LOW_PREVIEW_FPS - 1, 1.0) == REDUCED_PREVIEW < 1.0
+    assert next_preview_scale(LOW_PREVIEW_FPS + 5, REDUCED_PREVIEW) == REDUCED_PREVIEW
