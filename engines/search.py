@@ -7,13 +7,65 @@ states the camera cannot tell apart; this module finds the shortest paths within
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TypeVar
 
 S = TypeVar("S")
 A = TypeVar("A")
 
 Path = tuple[tuple[A, ...], S]
+Level = list[tuple[S, tuple[A, ...]]]
+
+
+def _levels(
+    before: S,
+    successors: Callable[[S], Iterable[tuple[A, S]]],
+    key: Callable[[S], Hashable],
+    is_over: Callable[[S], bool],
+    max_actions: int,
+    max_states: int,
+) -> Iterator[Level[S, A] | None]:
+    """The breadth-first levels from `before`, depth 0 to `max_actions`: the states first reached
+    at that depth (a key reached once is not expanded again) with their paths; a final None when
+    the budget of `max_states` ran out."""
+    frontier: Level[S, A] = [(before, ())]
+    seen = {key(before)}
+    explored = 0
+    for depth in range(max_actions + 1):
+        yield frontier
+        if depth == max_actions:
+            return
+        following: Level[S, A] = []
+        for state, path in frontier:
+            if is_over(state):
+                continue
+            for action, next_state in successors(state):
+                next_key = key(next_state)
+                if next_key in seen:
+                    continue
+                seen.add(next_key)
+                following.append((next_state, path + (action,)))
+        frontier = following
+        explored += len(following)
+        if explored > max_states:
+            yield None
+            return
+        if not frontier:
+            return
+
+
+def _showing(
+    level: Level[S, A],
+    shows_observation: Callable[[S], bool],
+    key: Callable[[S], Hashable],
+    visited: bool,
+) -> dict[Hashable, Path[A, S]]:
+    """The level's paths that end showing the observation, one per key (the first found)."""
+    found: dict[Hashable, Path[A, S]] = {}
+    for state, path in level:
+        if (path or not visited) and shows_observation(state):
+            found.setdefault(key(state), (path, state))
+    return found
 
 
 def shortest_explanations(
@@ -43,33 +95,43 @@ def shortest_explanations(
         ``(path, state)`` pairs, all of the shortest length found; empty when nothing within
         reach explains the observation.
     """
-    frontier: list[tuple[S, tuple[A, ...]]] = [(before, ())]
-    seen = {key(before)}
-    explored = 0
-    for depth in range(max_actions + 1):
-        found: dict[Hashable, Path[A, S]] = {}
-        for state, path in frontier:
-            if (path or not visited) and shows_observation(state):
-                found.setdefault(key(state), (path, state))
+    for level in _levels(before, successors, key, is_over, max_actions, max_states):
+        if level is None:
+            break
+        found = _showing(level, shows_observation, key, visited)
         if found:
             return list(found.values())
-        if depth == max_actions:
-            break
-        following: list[tuple[S, tuple[A, ...]]] = []
-        for state, path in frontier:
-            if is_over(state):
-                continue
-            for action, next_state in successors(state):
-                next_key = key(next_state)
-                if next_key in seen:
-                    continue
-                seen.add(next_key)
-                following.append((next_state, path + (action,)))
-        frontier = following
-        explored += len(following)
-        if not frontier or explored > max_states:
-            break
     return []
 
 
-__all__ = ["shortest_explanations"]
+def distinct_explanations(
+    before: S,
+    *,
+    successors: Callable[[S], Iterable[tuple[A, S]]],
+    shows_observation: Callable[[S], bool],
+    key: Callable[[S], Hashable],
+    look: Callable[[S], Hashable],
+    is_over: Callable[[S], bool],
+    visited: bool,
+    max_actions: int,
+    max_states: int,
+) -> list[Path[A, S]]:
+    """Like `shortest_explanations`, for an observation that hides something (an unknown piece):
+    the search goes on to `max_actions`, and a longer sequence is an explanation too when its
+    end state's `look` (the table as it would look with everything identified) differs from
+    every shorter explanation's. Past the budget nothing explains: a change the unknown piece
+    might hide could lie beyond it.
+    """
+    found: list[Path[A, S]] = []
+    looks: set[Hashable] = set()
+    for level in _levels(before, successors, key, is_over, max_actions, max_states):
+        if level is None:
+            return []
+        shown = _showing(level, shows_observation, key, visited).values()
+        fresh = [(path, state) for path, state in shown if look(state) not in looks]
+        found.extend(fresh)
+        looks.update(look(state) for _, state in fresh)
+    return found
+
+
+__all__ = ["distinct_explanations", "shortest_explanations"]

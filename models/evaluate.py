@@ -50,16 +50,26 @@ def _iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
 
 
-def _timed(perception: Perception, frame: np.ndarray) -> tuple[Detections, dict[str, float]]:
-    """Run the pipeline's stages one by one, timing each from outside."""
+def _timed(
+    perception: Perception, frame: np.ndarray
+) -> tuple[Detections, dict[str, float], list[Any]]:
+    """Run the pipeline's stages one by one, timing each from outside; also returns every
+    row's identification `Match` (None for dice), so that scoring identities needs no second
+    identification."""
     times: dict[str, float] = {}
     detections: Detections | None = None
+    matches: list[Any] = []
     for name, stage in perception.stages:
         start = time.perf_counter()
-        detections = stage(frame) if detections is None else stage(frame, detections)
+        if detections is None:
+            detections = stage(frame)
+        elif name == "identify":
+            detections, matches = perception.identify_detailed(frame, detections)
+        else:
+            detections = stage(frame, detections)
         times[f"ms_{name}"] = round((time.perf_counter() - start) * 1000, 2)
     assert detections is not None
-    return detections, times
+    return detections, times, matches or [None] * len(detections)
 
 
 # --- synthetic ---------------------------------------------------------------------------------
@@ -88,16 +98,17 @@ def evaluate_synthetic(
             frame = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
             if frame is None:
                 raise ValueError(f"cannot read {record.image_path}")
-            detections, times = _timed(perception, frame)
+            detections, times, matches = _timed(perception, frame)
             row.update(times)
             for kind in KINDS:
                 objs = [o for o in record.truth["objects"] if o["kind"] == kind and o.get("box")]
                 truth = [o for o in objs if o.get("target")]
                 ignored = np.array([o["box"] for o in objs if not o.get("target")]).reshape(-1, 4)
                 truth_boxes = np.array([o["box"] for o in truth], np.float64).reshape(-1, 4)
-                pred = detections[detections.kinds == kind]
-                order = np.argsort(-pred.scores, kind="stable")
-                pred = pred[order]
+                of_kind = np.flatnonzero(detections.kinds == kind)
+                order = np.argsort(-detections.scores[of_kind], kind="stable")
+                in_frame = of_kind[order]  # prediction i is detections row in_frame[i]
+                pred = detections[in_frame]
                 iou = _iou_matrix(pred.boxes_xyxy.astype(np.float64), truth_boxes)
                 iou_ignored = _iou_matrix(pred.boxes_xyxy.astype(np.float64), ignored)
                 used = np.zeros(len(truth), bool)
@@ -137,7 +148,9 @@ def evaluate_synthetic(
                         )
                 if kind in identity_counts and matched:
                     _score_identities(
-                        perception, frame, pred, truth, matched, identity_counts[kind]
+                        [matches[in_frame[i]] for i, _ in matched],
+                        [truth[j] for _, j in matched],
+                        identity_counts[kind],
                     )
                 targets[kind] += len(truth)
                 row[f"{kind}_targets"] = len(truth)
@@ -222,22 +235,15 @@ def _error_summary(errors: list[float]) -> dict[str, Any]:
 
 
 def _score_identities(
-    perception: Perception,
-    frame: np.ndarray,
-    pred: Any,
-    truth: list[dict[str, Any]],
-    matched: list[tuple[int, int]],
-    counts: dict[str, int],
+    matches: list[Any], truth: list[dict[str, Any]], counts: dict[str, int]
 ) -> None:
-    """Count the identities of matched detections: a face-up piece is correct when named (or a
-    piece with an identical face is), wrong for another name, null for none; a face-down one is
-    correct when null."""
-    rows = np.array([i for i, _ in matched])
-    _, matches = perception.identify_detailed(frame, pred[rows])
-    for (_, j), match in zip(matched, matches, strict=True):
+    """Count the identities of matched detections (their `Match` and true objects, in pairs):
+    a face-up piece is correct when named (or a piece with an identical face is), wrong for
+    another name, null for none; a face-down one is correct when null."""
+    for match, piece in zip(matches, truth, strict=True):
         identity = match.identity if match is not None else None
         aliases = match.aliases if match is not None else ()
-        expected = truth[j].get("identity") if truth[j].get("face_up", True) else None
+        expected = piece.get("identity") if piece.get("face_up", True) else None
         if identity is None:
             counts["correct" if expected is None else "null"] += 1
         elif expected is not None and (identity == expected or expected in aliases):
@@ -273,7 +279,7 @@ def evaluate_webcam(
             frame = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
             if frame is None:
                 raise ValueError(f"cannot read {name}")
-            detections, times = _timed(perception, frame)
+            detections, times, _ = _timed(perception, frame)
             row.update(times)
             dice = detections[(detections.kinds == "die") & (detections.scores >= threshold)]
             order = np.argsort(-dice.scores, kind="stable")

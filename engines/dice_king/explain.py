@@ -40,7 +40,7 @@ from engines.dice_king.state import (
     State,
 )
 from engines.errors import MalformedError, Problem
-from engines.search import shortest_explanations
+from engines.search import distinct_explanations, shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
@@ -328,20 +328,37 @@ def explain_states(
     With `visited`, the empty sequence does not count (a reroll can show the same dice again).
     Sequences that end in states that look the same are one explanation. With an unknown card
     in `after`, a longer sequence is an explanation too when its table would look different
-    from every shorter one's once the card is identified (`_explain_unknown`).
+    from every shorter one's once the card is identified (`engines.search.distinct_explanations`).
     """
     resting = tuple(sorted(before.dice)) if before.dice else None
-    if after.has_unknown:
-        return _explain_unknown(before, after, resting, visited, max_actions, max_states)
-    return shortest_explanations(
+    if not after.has_unknown:
+        return shortest_explanations(
+            before,
+            successors=lambda state: (
+                (action, _apply(state, action)) for action in _steps(state, after)
+            ),
+            shows_observation=lambda state: matches(state, after, resting),
+            key=state_key,
+            is_over=is_over,
+            visited=visited,
+            max_actions=max_actions,
+            max_states=max_states,
+        )
+    # The shortest sequences alone could silently pick a short story (a reroll) over a longer
+    # one an unknown card hides (a penalty taken, the row shifted and refilled, DK-11, DK-12).
+    # A card turning unidentified changes the observation with no move at all, so a change (or
+    # a visit) does not rule out that nothing happened; a reroll showing the same dice looks the
+    # same as nothing, so the shortest (nothing) stands for it.
+    return distinct_explanations(
         before,
         successors=lambda state: (
-            (action, _apply(state, action)) for action in _steps(state, after)
+            (action, _apply(state, action)) for action in _steps(state, after, one_order=True)
         ),
         shows_observation=lambda state: matches(state, after, resting),
         key=state_key,
+        look=_look,
         is_over=is_over,
-        visited=visited,
+        visited=visited and not matches(before, after, resting),
         max_actions=max_actions,
         max_states=max_states,
     )
@@ -358,62 +375,6 @@ def _look(state: State) -> tuple[Any, ...]:
         _face(deck, shown.penalty_top),
         _faces(deck, shown.kingdom_tops),
     )
-
-
-def _explain_unknown(
-    before: State,
-    after: Observation,
-    resting: tuple[str, ...] | None,
-    visited: bool,
-    max_actions: int,
-    max_states: int,
-) -> list[tuple[tuple[Action, ...], State]]:
-    """`explain_states` for an observation with unknown cards.
-
-    The shortest sequences alone could silently pick a short story (a reroll) over a longer one
-    that an unknown card hides (a penalty taken, the row shifted and refilled, DK-11, DK-12): so
-    the search goes on to `max_actions`, and a longer sequence counts when its table looks
-    different from every shorter explanation's; an invisible difference (a reroll showing the
-    same dice) still goes to the shortest. Past the budget nothing explains (ask the user): a
-    change the unknown might hide could lie beyond it.
-    """
-    # a card turning unidentified changes the observation with no move at all: the change (or a
-    # visit) does not rule out that nothing happened, and a reroll showing the same dice looks
-    # the same as nothing, so the shortest (nothing) stands for it
-    visited = visited and not matches(before, after, resting)
-    frontier: list[tuple[State, tuple[Action, ...]]] = [(before, ())]
-    seen = {state_key(before)}
-    explored = 0
-    found: list[tuple[tuple[Action, ...], State]] = []
-    looks: set[tuple[Any, ...]] = set()
-    for depth in range(max_actions + 1):
-        level: dict[tuple[Any, ...], tuple[tuple[Action, ...], State]] = {}
-        for state, path in frontier:
-            if (path or not visited) and matches(state, after, resting):
-                level.setdefault(state_key(state), (path, state))
-        fresh = [(path, state) for path, state in level.values() if _look(state) not in looks]
-        found.extend(fresh)
-        looks.update(_look(state) for _, state in fresh)
-        if depth == max_actions:
-            break
-        following: list[tuple[State, tuple[Action, ...]]] = []
-        for state, path in frontier:
-            if is_over(state):
-                continue
-            for action in _steps(state, after, one_order=True):
-                next_state = _apply(state, action)
-                next_key = state_key(next_state)
-                if next_key in seen:
-                    continue
-                seen.add(next_key)
-                following.append((next_state, path + (action,)))
-        frontier = following
-        explored += len(following)
-        if explored > max_states:
-            return []
-        if not frontier:
-            break
-    return found
 
 
 def explain(
