@@ -8,6 +8,11 @@ each piece once). For every matched piece it compares corner sources:
 - ``detector``: the detector's own corners;
 - ``quad_in_box``: `vision.rectify.quad_in_box` (the piece's aspect turned to the box's edges);
 - ``refined``: `vision.outline.refine_quad` started from the detector's corners;
+- ``learned``: the corner refiner (`vision.corner_refiner.CornerRefiner`, two rounds) started
+  from the detector's corners (the pipeline's rectify stage);
+- ``learned_box``: the corner refiner started from ``quad_in_box``;
+- ``learned_outline``: `refine_quad` started from ``learned`` (the pipeline's outline look
+  after the rectify stage);
 - ``true``: the rendered piece's true corners (the ceiling).
 
 It reports the corner error (`models.evaluate.corner_error`: mean corner distance over the
@@ -40,19 +45,32 @@ sys.path.insert(0, str(ROOT))
 
 from models.data import read_scene_cache  # noqa: E402
 from models.evaluate import _iou_matrix, corner_error  # noqa: E402
+from vision.corner_refiner import CornerRefiner  # noqa: E402
 from vision.detector import Detector  # noqa: E402
 from vision.identify import Identifier  # noqa: E402
 from vision.outline import refine_quad  # noqa: E402
 from vision.rectify import quad_in_box  # noqa: E402
 
 ASPECTS = {"card": 57 / 89, "tile": 1.0}
-SOURCES = ("detector", "quad_in_box", "refined", "true")
+SOURCES = (
+    "detector",
+    "quad_in_box",
+    "refined",
+    "learned",
+    "learned_box",
+    "learned_outline",
+    "true",
+)
 # the pipeline's looks in turn: a piece left unnamed by one is tried with the next one's corners
 CASCADES = {
     "detector>quad_in_box": ("detector", "quad_in_box"),
     "detector>quad_in_box>refined": ("detector", "quad_in_box", "refined"),
     "detector>refined>quad_in_box": ("detector", "refined", "quad_in_box"),
     "refined>detector>quad_in_box": ("refined", "detector", "quad_in_box"),
+    "learned>learned_box": ("learned", "learned_box"),
+    "learned>learned_box>refined": ("learned", "learned_box", "refined"),
+    "learned>learned_outline": ("learned", "learned_outline"),
+    "learned>learned_box>learned_outline": ("learned", "learned_box", "learned_outline"),
 }
 
 
@@ -86,8 +104,11 @@ def _outcome(match: Any, piece: dict[str, Any]) -> str:
     return "correct" if right else "wrong"
 
 
-def run(cache: Path, scenes: int, model: str | None, skip: int = 0) -> dict[str, Any]:
+def run(
+    cache: Path, scenes: int, model: str | None, skip: int = 0, refiner_model: str | None = None
+) -> dict[str, Any]:
     detector = Detector(model)
+    refiner = CornerRefiner(refiner_model)
     identifier = Identifier()
     records = [r for r in read_scene_cache(cache) if r.truth.get("game")][skip : skip + scenes]
     errors: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -96,6 +117,7 @@ def run(cache: Path, scenes: int, model: str | None, skip: int = 0) -> dict[str,
     )
     changed: dict[str, list[bool]] = defaultdict(list)
     refine_seconds = 0.0
+    learned_seconds = 0.0
     for record in records:
         frame = cv2.imread(str(record.image_path))
         if frame is None:
@@ -124,10 +146,21 @@ def run(cache: Path, scenes: int, model: str | None, skip: int = 0) -> dict[str,
                 refined[i], quality = refine_quad(frame, detected[i], boxes[i], ASPECTS[kind])
                 refine_seconds += time.perf_counter() - start
                 changed[kind].append(quality > 0)
+            start = time.perf_counter()
+            learned = refiner.refine(frame, detected)
+            learned_seconds += time.perf_counter() - start
             corners = {
                 "detector": detected,
                 "quad_in_box": in_box.astype(np.float64),
                 "refined": refined,
+                "learned": learned,
+                "learned_box": refiner.refine(frame, in_box.astype(np.float64)),
+                "learned_outline": np.stack(
+                    [
+                        refine_quad(frame, quad, box, ASPECTS[kind])[0]
+                        for quad, box in zip(learned, boxes, strict=True)
+                    ]
+                ),
                 "true": true,
             }
             found: dict[str, list[Any]] = {}
@@ -146,6 +179,7 @@ def run(cache: Path, scenes: int, model: str | None, skip: int = 0) -> dict[str,
     summary: dict[str, Any] = {
         "scenes": len(records),
         "refine_ms_per_piece": round(1000 * refine_seconds / max(pieces_total, 1), 3),
+        "learned_ms_per_piece": round(1000 * learned_seconds / max(pieces_total, 1), 3),
         "kinds": {},
     }
     for kind in ("card", "tile"):
@@ -179,10 +213,14 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=80, help="scenes of a game to read")
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N of them")
     parser.add_argument("--model", default=None, help="detector ONNX (default: the shipped one)")
+    parser.add_argument("--refiner", default=None, help="corner refiner ONNX (default: shipped)")
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     args = parser.parse_args()
-    summary = run(args.cache, args.scenes, args.model, args.skip)
-    print(f"{summary['scenes']} scenes, refine_quad {summary['refine_ms_per_piece']} ms/piece")
+    summary = run(args.cache, args.scenes, args.model, args.skip, args.refiner)
+    print(
+        f"{summary['scenes']} scenes, refine_quad {summary['refine_ms_per_piece']} ms/piece,"
+        f" corner refiner {summary['learned_ms_per_piece']} ms/piece"
+    )
     header = f"{'kind':5} {'source':12} {'median':>7} {'<=2%':>6} {'<=5%':>6}"
     print(header + f" {'correct':>8} {'wrong':>6} {'null':>6}")
     for kind, entry in summary["kinds"].items():

@@ -1,4 +1,4 @@
-"""Our two networks (PyTorch; imported only for training and export).
+"""Our networks (PyTorch; imported only for training and export).
 
 - `DiceReaderNet`: a small CNN on a square die crop → value logits (7: not-a-die, 1–6) and colour
   logits (4: none, r, g, b).
@@ -6,12 +6,15 @@
   kind (card, tile, die), box size (w, h in stride units, log-space), centre offset, and 4 corner
   offsets (8 values, relative to the centre, in stride units) for cards and tiles.
 
+- `CornerRefinerNet`: a small CNN on a piece warped onto a canonical canvas (its rough quad a
+  square in the middle) → where each of the 4 true corners lies, as offsets from the square's.
+
 `ExportDiceReader` and `ExportDetector` wrap them for ONNX: the reader outputs calibrated
 probabilities (softmax of logits divided by a fitted temperature), the detector sigmoid heatmaps
 with a 3×3 max-pool "peak" map so that decoding needs no NMS on the heatmap.
 
-Public names: `DiceReaderNet`, `CenterNetDetector`, `ExportDiceReader`, `ExportDetector`,
-`DETECTOR_KINDS`, `count_parameters`.
+Public names: `DiceReaderNet`, `CenterNetDetector`, `CornerRefinerNet`, `ExportDiceReader`,
+`ExportDetector`, `DETECTOR_KINDS`, `count_parameters`.
 """
 
 from __future__ import annotations
@@ -145,6 +148,49 @@ class ExportDetector(nn.Module):
         return heat, size, offset, corners
 
 
+class CornerRefinerNet(nn.Module):
+    """Canvas (B, 3, 96, 96) in [0, 1] BGR → corner offsets (B, 8), in units of the square.
+
+    A small encoder–decoder: one heatmap per corner at stride 4 (24 × 24), its soft-argmax
+    (the heatmap's softmax-weighted mean position) is the corner. Corner k of the output is the
+    true corner nearest the square's corner k, given as (position − square corner) / 48 px.
+    """
+
+    xs: torch.Tensor
+    ys: torch.Tensor
+    square: torch.Tensor
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.stem = _conv(3, w, 2)  # 48
+        self.s4 = nn.Sequential(_dw(w, 2 * w, 2), _dw(2 * w, 2 * w))  # 24
+        self.s8 = nn.Sequential(_dw(2 * w, 4 * w, 2), _dw(4 * w, 4 * w), _dw(4 * w, 4 * w))  # 12
+        self.s16 = nn.Sequential(_dw(4 * w, 6 * w, 2), _dw(6 * w, 6 * w))  # 6
+        self.lat8 = nn.Conv2d(6 * w, 4 * w, 1)
+        self.fuse8 = _dw(4 * w, 4 * w)
+        self.lat4 = nn.Conv2d(4 * w, 2 * w, 1)
+        self.fuse4 = _dw(2 * w, 2 * w)
+        self.heat = nn.Conv2d(2 * w, 4, 3, 1, 1)
+        cells = (torch.arange(24, dtype=torch.float32) + 0.5) * 4.0
+        self.register_buffer("xs", cells.repeat(24), persistent=False)  # x of each cell, row-major
+        self.register_buffer("ys", cells.repeat_interleave(24), persistent=False)
+        square = torch.tensor([[24.0, 24.0], [72.0, 24.0], [72.0, 72.0], [24.0, 72.0]])
+        self.register_buffer("square", square, persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.s4(self.stem(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        up = nn.functional.interpolate(self.lat8(f16), scale_factor=2.0, mode="nearest")
+        p8 = self.fuse8(f8 + up)
+        up = nn.functional.interpolate(self.lat4(p8), scale_factor=2.0, mode="nearest")
+        p4 = self.fuse4(f4 + up)
+        weights = torch.softmax(self.heat(p4).flatten(2), dim=2)  # (B, 4, 576)
+        xy = torch.stack([(weights * self.xs).sum(2), (weights * self.ys).sum(2)], dim=2)
+        return ((xy - self.square) / 48.0).flatten(1)
+
+
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -153,6 +199,7 @@ def count_parameters(model: nn.Module) -> int:
 __all__ = [
     "DETECTOR_KINDS",
     "CenterNetDetector",
+    "CornerRefinerNet",
     "DiceReaderNet",
     "ExportDetector",
     "ExportDiceReader",

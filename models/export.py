@@ -1,10 +1,11 @@
 """Export trained networks to ONNX files that `vision` loads with onnxruntime.
 
-Both exports use opset 17 with a dynamic batch (and, for the detector, dynamic height and width),
-and check the file with `onnx.checker`. Run as ``python -m models.export dice|detector RUN_FOLDER
-[--out PATH]`` to re-export a run's last checkpoint.
+All exports use opset 17 with a dynamic batch (and, for the detector, dynamic height and width),
+and check the file with `onnx.checker`. Run as
+``python -m models.export dice|detector|corners RUN_FOLDER [--out PATH]`` to re-export a run's
+last checkpoint.
 
-Public names: `export_dice_reader`, `export_detector`.
+Public names: `export_dice_reader`, `export_detector`, `export_corner_refiner`.
 """
 
 from __future__ import annotations
@@ -82,14 +83,38 @@ def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = No
     return out
 
 
+def export_corner_refiner(net: Any, out: Path) -> Path:
+    """Write the corner refiner: input ``canvas`` (n, 3, 96, 96) → ``offsets`` (n, 8)."""
+    import torch
+
+    from vision.corner_refiner import CANVAS
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            net.eval(),
+            (torch.zeros(1, 3, CANVAS, CANVAS),),
+            str(out),
+            input_names=["canvas"],
+            output_names=["offsets"],
+            dynamic_axes={"canvas": {0: "n"}, "offsets": {0: "n"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    _check(out)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Re-export a run folder's checkpoint."""
     import torch
 
-    from models.architectures import CenterNetDetector, DiceReaderNet
+    from models.architectures import CenterNetDetector, CornerRefinerNet, DiceReaderNet
 
     parser = argparse.ArgumentParser(prog="python -m models.export")
-    parser.add_argument("model", choices=["dice", "detector"])
+    parser.add_argument("model", choices=["dice", "detector", "corners"])
     parser.add_argument("run", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -107,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
             value_temperature=metrics["value_temperature"],
             colour_temperature=metrics["colour_temperature"],
         )
+    elif args.model == "corners":
+        refiner = CornerRefinerNet(width or 16)
+        refiner.load_state_dict(checkpoint["model"])
+        export_corner_refiner(refiner, args.out)
     else:
         detector = CenterNetDetector(width or 16)
         detector.load_state_dict(checkpoint["model"])

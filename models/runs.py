@@ -6,7 +6,8 @@ A run folder ``runs/<model>-<name>/`` holds ``args.json`` (the command's argumen
 ``runs/cache/<split>_s<seed>/`` and shared between runs: the same seed and index always render the
 same scene, so a cache is only ever extended.
 
-Public names: `run_folder`, `scene_folders`, `save_checkpoint`, `load_checkpoint`, `write_json`.
+Public names: `run_folder`, `scene_folders`, `save_checkpoint`, `load_checkpoint`, `write_json`,
+`held_out_split`, `epoch_checkpoint`.
 """
 
 from __future__ import annotations
@@ -100,6 +101,37 @@ def restore_training(
     return checkpoint["epoch"], checkpoint["step"], checkpoint
 
 
+def held_out_split(scenes: Any, seed: int) -> tuple[Any, Any]:
+    """(train rows, held-out rows) of samples whose scene ids are `scenes`: 5 % of the scenes
+    (at least one) are held out, chosen by `seed`; a single scene: a fifth of its samples."""
+    import numpy as np
+
+    scenes = np.asarray(scenes)
+    n = len(scenes)
+    unique = np.unique(scenes)
+    rng = np.random.default_rng(seed)
+    held_scenes = rng.choice(unique, size=max(1, len(unique) // 20), replace=False)
+    held = np.isin(scenes, held_scenes)
+    if held.all():
+        held[:] = False
+        held[: max(1, n // 5)] = True
+    return np.flatnonzero(~held), np.flatnonzero(held)
+
+
+def epoch_checkpoint(
+    net: Any, optimiser: Any, schedule: Any, epoch: int, step: int, **extra: Any
+) -> dict[str, Any]:
+    """What a trainer saves after an epoch (`save_checkpoint`; `restore_training` reads it)."""
+    return {
+        "model": net.state_dict(),
+        "optimiser": optimiser.state_dict(),
+        "schedule": schedule.state_dict(),
+        "epoch": epoch,
+        "step": step,
+        **extra,
+    }
+
+
 def append_history(folder: Path, line: dict[str, Any]) -> None:
     """Append one epoch's numbers to ``history.jsonl``."""
     with (folder / "history.jsonl").open("a") as f:
@@ -108,6 +140,8 @@ def append_history(folder: Path, line: dict[str, Any]) -> None:
 
 __all__ = [
     "append_history",
+    "epoch_checkpoint",
+    "held_out_split",
     "load_checkpoint",
     "run_folder",
     "save_checkpoint",

@@ -1,4 +1,4 @@
-"""Train our models: ``python -m models.train dice …`` and ``python -m models.train detector …``.
+"""Train our models: ``python -m models.train dice|detector|corners …``.
 
 One command per model. Each run lives in ``runs/<model>-<name>/`` (git-ignored): the rendered
 scene cache it used, a checkpoint after every epoch (``checkpoint.pt``; a rerun with the same
@@ -10,6 +10,7 @@ Examples::
 
     python -m models.train dice --name v1 --scenes 4000 --epochs 12
     python -m models.train detector --name v1 --scenes 4000 --epochs 20
+    python -m models.train corners --name v1 --cache runs/cache/train_s1 --epochs 8
     python -m models.train dice --smoke --out /tmp/dice.onnx
 """
 
@@ -86,6 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MINUTES",
         help="end at the first epoch boundary after this many minutes (rerun to resume)",
     )
+    corners = sub.add_parser("corners", help="the corner refiner (a card's or tile's 4 corners)")
+    _common(corners, "corners")
+    corners.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="end at the first epoch boundary after this many minutes (rerun to resume)",
+    )
     return parser
 
 
@@ -102,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         from models.train_dice import train_dice
 
         train_dice(args)
+    elif args.model == "corners":
+        from models.train_corners import train_corners
+
+        train_corners(args)
     else:
         from models.train_detector import train_detector
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from models.runs import (
     append_history,
+    epoch_checkpoint,
     restore_training,
     run_folder,
     save_checkpoint,
@@ -370,16 +371,7 @@ def train_detector(args: argparse.Namespace) -> Path:
             for k, v in parts.items():
                 sums[k] = sums.get(k, 0.0) + v
             bar.set_postfix({k: f"{v / done:.3f}" for k, v in sums.items()})
-        save_checkpoint(
-            folder,
-            {
-                "model": net.state_dict(),
-                "optimiser": optimiser.state_dict(),
-                "schedule": schedule.state_dict(),
-                "epoch": epoch + 1,
-                "step": step,
-            },
-        )
+        save_checkpoint(folder, epoch_checkpoint(net, optimiser, schedule, epoch + 1, step))
         line = {"epoch": epoch + 1, "step": step, **{k: v / max(done, 1) for k, v in sums.items()}}
         append_history(folder, {**line, "seconds": round(time.time() - started, 1)})
         if args.no_progress:

@@ -27,6 +27,8 @@ import numpy as np
 
 from models.runs import (
     append_history,
+    epoch_checkpoint,
+    held_out_split,
     restore_training,
     run_folder,
     save_checkpoint,
@@ -146,14 +148,7 @@ def train_dice(args: argparse.Namespace) -> Path:
     if n == 0:
         raise SystemExit("no die crops: the rendered scenes hold no dice")
     scenes = np.unique(data["scene"])
-    rng = np.random.default_rng(args.seed)
-    held_scenes = rng.choice(scenes, size=max(1, len(scenes) // 20), replace=False)
-    held = np.isin(data["scene"], held_scenes)
-    if held.all():
-        held[:] = False
-        held[: max(1, n // 5)] = True
-    train_idx = np.flatnonzero(~held)
-    held_idx = np.flatnonzero(held)
+    train_idx, held_idx = held_out_split(data["scene"], args.seed)
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     values = torch.from_numpy(data["values"])
     colours = torch.from_numpy(data["colours"])
@@ -203,14 +198,9 @@ def train_dice(args: argparse.Namespace) -> Path:
             bar.set_postfix(loss=f"{total / (i + 1):.3f}")
         save_checkpoint(
             folder,
-            {
-                "model": net.state_dict(),
-                "optimiser": optimiser.state_dict(),
-                "schedule": schedule.state_dict(),
-                "generator": generator.get_state(),
-                "epoch": epoch + 1,
-                "step": step,
-            },
+            epoch_checkpoint(
+                net, optimiser, schedule, epoch + 1, step, generator=generator.get_state()
+            ),
         )
         append_history(folder, {"epoch": epoch + 1, "step": step, "loss": total / steps_per_epoch})
     # --- calibrate on held-out scenes and report

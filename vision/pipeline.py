@@ -4,6 +4,8 @@
       → Detector.detect              card / tile / die boxes (+ corners)
       → DiceReader.read              die value 1–6 and pip colour, on full-resolution crops
       → count_pips (cross-check)     optional: a sure, disagreeing pip count vetoes the reading
+      → CornerRefiner.refine         card / tile corners moved onto the piece's true corners
+                                     (a small network looking at each piece on its own)
       → Identifier.identify          card / tile identity matched against the gallery of
                                      reference faces (enrolled first); None where unsure
       → Detections
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.corner_refiner import CornerRefiner, CornerRefinerConfig
 from vision.detections import Detections
 from vision.detector import Detector, DetectorConfig
 from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_dice
@@ -50,16 +53,20 @@ class PerceptionConfig:
         veto_min_confidence: the pip counter must be at least this sure to veto.
         drop_not_dice: remove detected dice that the reader says are not dice (class 0).
         min_frame_side: frames smaller than this (either side) are refused.
-        second_look: cards and tiles left unidentified with the detector's corners are tried
-            once more with the corners of their box turned to the edges inside it
-            (`vision.rectify.quad_in_box`): the two fail on different pieces (perspective
-            squashes the box's rectangle; the corner head regresses edge midpoints on crowded
-            pieces).
-        outline_look: cards and tiles still unidentified are tried a third time with their
-            corners moved onto the outline the frame's edges show (`vision.outline.refine_quad`,
+        second_look: cards and tiles left unidentified are tried once more with the corners of
+            their box turned to the edges inside it (`vision.rectify.quad_in_box`, then the
+            corner refiner). Off by default: after the corner refiner it named 4.6 % more of the
+            eval split's cards but got 2.6 % more wrong (`benchmarks/corner_refinement.py`);
+            before the refiner it was worth having (the detector's corners fail differently).
+        outline_look: cards and tiles still unidentified are tried again with their corners
+            moved onto the outline the frame's edges show (`vision.outline.refine_quad`,
             about 3.5 ms a piece: on by default for photos; the live app, which votes over
-            frames, leaves it off).
+            frames, leaves it off). After the corner refiner: cards 0.580 → 0.618 named,
+            wrong unchanged (0.8 %).
         piece_aspects: short over long side of cards and tiles, for the second look's quads.
+        refine_corners: move the detector's card and tile corners with the corner refiner
+            (`vision.corner_refiner`) before identifying (and the second look's quads too).
+        corner_refiner: its settings.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -70,9 +77,11 @@ class PerceptionConfig:
     veto_min_confidence: float = 0.9
     drop_not_dice: bool = True
     min_frame_side: int = 8
-    second_look: bool = True
+    second_look: bool = False
     outline_look: bool = True
     piece_aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
+    refine_corners: bool = True
+    corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
 
 
 def check_frame(frame: np.ndarray, *, min_side: int = 8) -> np.ndarray:
@@ -120,6 +129,7 @@ class Perception:
         *,
         detector_model: str | Path | None = None,
         dice_model: str | Path | None = None,
+        corner_model: str | Path | None = None,
         identifier: Identifier | None = None,
         games: Sequence[str] | None = None,
         identify: bool = True,
@@ -127,6 +137,11 @@ class Perception:
         self.config = config or PerceptionConfig()
         self.detector = Detector(detector_model, self.config.detector)
         self.reader = DiceReader(dice_model, self.config.dice_reader)
+        self.refiner = (
+            CornerRefiner(corner_model, self.config.corner_refiner)
+            if self.config.refine_corners
+            else None
+        )
         # the gallery is drawn at the first card or tile (about 2 s), not for dice-only use
         self._identifier = identifier
         self.games = tuple(games) if games is not None else None
@@ -178,8 +193,17 @@ class Perception:
                 scores[i] *= self.config.veto_factor
         return scores
 
+    def rectify(self, frame: np.ndarray, detections: Detections) -> Detections:
+        """Stage 3: card and tile corners refined (`vision.corner_refiner`); dice unchanged."""
+        pieces = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
+        if self.refiner is None or len(pieces) == 0:
+            return detections
+        corners = detections.corners_px.copy()
+        corners[pieces] = self.refiner.refine(frame, corners[pieces]).astype(corners.dtype)
+        return detections.with_fields(corners_px=corners)
+
     def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
-        """Stage 3: card and tile identities matched against the gallery (enrolled faces first,
+        """Stage 4: card and tile identities matched against the gallery (enrolled faces first,
         then the companion art), restricted to `games` when given; None where unsure."""
         return self.identify_detailed(frame, detections)[0]
 
@@ -197,14 +221,17 @@ class Perception:
         looks: list[Callable[[Detections], np.ndarray]] = []
         aspects = self.config.piece_aspects
         if self.config.second_look:
-            looks.append(
-                lambda d: np.stack(
+
+            def box_look(d: Detections) -> np.ndarray:
+                quads = np.stack(
                     [
                         quad_in_box(frame, box, aspects[str(kind)])
                         for box, kind in zip(d.boxes_xyxy, d.kinds, strict=True)
                     ]
                 )
-            )
+                return quads if self.refiner is None else self.refiner.refine(frame, quads)
+
+            looks.append(box_look)
         if self.config.outline_look:
             looks.append(
                 lambda d: np.stack(
@@ -254,7 +281,12 @@ class Perception:
     @property
     def stages(self) -> tuple[tuple[str, Callable[..., Detections]], ...]:
         """(name, callable) of each stage, in order, for timing from outside."""
-        return (("detect", self.detect), ("read_dice", self.read_dice), ("identify", self.identify))
+        return (
+            ("detect", self.detect),
+            ("read_dice", self.read_dice),
+            ("rectify", self.rectify),
+            ("identify", self.identify),
+        )
 
     # --- whole frame -----------------------------------------------------------------------------
     def process(self, frame: np.ndarray) -> Detections:
@@ -266,6 +298,7 @@ class Perception:
         image = check_frame(frame, min_side=self.config.min_frame_side)
         detections = self.detect(image)
         detections = self.read_dice(image, detections)
+        detections = self.rectify(image, detections)
         return self.identify(image, detections)
 
 

@@ -220,6 +220,7 @@ class TableCompanionApp(App):
         if self.live is not None:
             self.live.stop()
             self.live = None
+        self._close_recognition()
 
     # ---- translation (kv calls `app.tr(key, app.language)` so texts follow the language) ---
     def tr(self, key: str, _language: str | None = None, **fields: Any) -> str:
@@ -383,6 +384,11 @@ class TableCompanionApp(App):
         table.no_source = True
         table.source_message = self.translator.t(key, **fields)
 
+    def _close_recognition(self) -> None:
+        close = getattr(self.recognition, "close", None)  # test doubles may have none
+        if close is not None:
+            close()
+
     def _close_live(self) -> None:
         if self.live is not None:
             self.live.stop()
@@ -513,6 +519,7 @@ class TableCompanionApp(App):
     # ---- recognition: the product loop ---
     def _build_recognition(self) -> None:
         """Recognition for the current session, or the reason there is none (shown on the Table)."""
+        self._close_recognition()
         self.recognition = None
         session = self.session
         if session is None or self._perceive is not no_perception:

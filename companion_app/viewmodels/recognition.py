@@ -158,6 +158,8 @@ class Recognition:
         corrections: the player's corrections, applied before reading.
         clock: seconds, for the tracker's stability rule.
         hand_test: pass frames to the tracker's skin test (hands over the table).
+        explain_states: the tracker's rule search (default: the game's, in this process; the
+            app passes a `companion_app.explainer.ProcessExplainer`).
     """
 
     def __init__(
@@ -172,6 +174,7 @@ class Recognition:
         corrections: CorrectionsViewModel | None = None,
         clock: Callable[[], float] = time.monotonic,
         hand_test: bool = True,
+        explain_states: Any = None,
     ) -> None:
         from vision.voting import VoteTracker
 
@@ -188,7 +191,8 @@ class Recognition:
         # for the tracker, whose explanation search can take a few hundred milliseconds
         self._events_lock = threading.Lock()
         self._votes = VoteTracker()
-        self._tracker = Tracker(game, state)
+        self._tracker = Tracker(game, state, explain_states=explain_states)
+        self._explainer = explain_states
         self._events: list[Event] = []
         self.stage_ms: dict[str, float] = {}
 
@@ -312,6 +316,12 @@ class Recognition:
         with self._lock:
             return self._tracker.state
 
+    def close(self) -> None:
+        """Release what the recognition holds (the rule search's worker process)."""
+        close = getattr(self._explainer, "close", None)
+        if close is not None:
+            close()
+
 
 def load_recognition(
     game: str,
@@ -334,11 +344,15 @@ def load_recognition(
     if not path.is_file():
         raise RecognitionUnavailable(f"no detector model at {path}")
     try:
+        from vision.corner_refiner import CornerRefinerConfig
         from vision.detector import DetectorConfig
         from vision.pipeline import Perception, PerceptionConfig
 
         # one thread: the other core draws the preview
-        config = PerceptionConfig(detector=DetectorConfig(threads=1))
+        config = PerceptionConfig(
+            detector=DetectorConfig(threads=1),
+            corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
+        )
         perception = Perception(config, detector_model=path, identify=False)  # identified below
     except (ImportError, ValueError) as error:  # ModelError is a ValueError
         raise RecognitionUnavailable(str(error).splitlines()[0]) from None
@@ -369,6 +383,8 @@ def load_recognition(
         printed=printed_board,
         identifier=identifier,
     )
+    from companion_app.explainer import ProcessExplainer
+
     return Recognition(
         game,
         state,
@@ -377,6 +393,7 @@ def load_recognition(
         identify=identify,
         read=read,
         corrections=corrections,
+        explain_states=ProcessExplainer(game),
     )
 
 

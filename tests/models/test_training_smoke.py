@@ -1,4 +1,4 @@
-"""Smoke training of both models: a few steps, exported to ONNX, run by onnxruntime.
+"""Smoke training of every model: a few steps, exported to ONNX, run by onnxruntime.
 
 Skipped when torch is not installed (CI installs only ``.[test]``; ``.[train]`` adds torch).
 """
@@ -140,3 +140,23 @@ def test_detector_stop_after_ends_at_an_epoch_boundary_and_resumes(tmp_path: Pat
     metrics = _detector_smoke(tmp_path)
     assert not metrics["stopped_early"] and metrics["steps"] >= 1
     assert len(_history(tmp_path)) == 1
+
+
+def test_corner_refiner_smoke_training_exports_a_working_refiner(tmp_path: Path) -> None:
+    import json
+
+    from models.train import main
+    from vision.corner_refiner import CornerRefiner
+
+    out = tmp_path / "corners.onnx"
+    argv = ["corners", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    assert main([*argv, "--threads", "1", "--batch", "4"]) == 0
+    frame = np.full((200, 300, 3), 90, np.uint8)
+    quad = np.array([[[100, 50], [180, 50], [180, 160], [100, 160]]], np.float64)
+    refined = CornerRefiner(out).refine(frame, quad)
+    assert refined.shape == (1, 4, 2) and np.isfinite(refined).all()
+    metrics = json.loads((tmp_path / "corners-smoke" / "metrics.json").read_text())
+    assert metrics["held_out_pieces"] > 0 and metrics["rough_median"] > 0
+    # resumable: the patches and the checkpoint are found again
+    assert main([*argv, "--threads", "1", "--batch", "4"]) == 0
+    assert (tmp_path / "corners-smoke" / "pieces.npy").exists()

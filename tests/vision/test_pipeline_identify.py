@@ -82,18 +82,25 @@ def test_identification_is_skipped_without_cards_or_when_disabled(
 
 @needs_models
 @pytest.mark.parametrize(
-    ("n", "outline_look", "looks", "named"),
-    [(2, True, 2, True), (3, True, 3, True), (3, False, 2, False)],
+    ("n", "second_look", "outline_look", "looks", "named"),
+    [
+        (2, True, True, 2, True),
+        (3, True, True, 3, True),
+        (3, True, False, 2, False),
+        (2, False, True, 2, True),
+        (3, False, True, 2, False),
+    ],
 )
 def test_unnamed_cards_get_a_second_and_an_outline_look(
-    n: int, outline_look: bool, looks: int, named: bool
+    n: int, second_look: bool, outline_look: bool, looks: int, named: bool
 ) -> None:
-    """Each look only at the pieces still unnamed: the detector's corners, the box's turned
-    rectangle, then the outline the frame's edges show (`PerceptionConfig.outline_look`)."""
+    """Each look only at the pieces still unnamed: the rectified corners, the box's turned
+    rectangle (`PerceptionConfig.second_look`), then the outline the frame's edges show
+    (`PerceptionConfig.outline_look`)."""
     from vision.pipeline import PerceptionConfig
 
     identifier = NthLookIdentifier(n)
-    config = PerceptionConfig(outline_look=outline_look)
+    config = PerceptionConfig(second_look=second_look, outline_look=outline_look)
     perception = Perception(config, identifier=identifier)  # type: ignore[arg-type]
     frame = np.full((64, 64, 3), 90, np.uint8)
     result, matches = perception.identify_detailed(frame, make(["card", "die"]))
