@@ -65,12 +65,47 @@ def final_state(module: Any, players: list[str], seed: int) -> Any:
 
 
 PERCEPTION: Any = None  # the real pipeline, with --detector
+# with --detector, per game: pieces in the photos, found (box IoU >= 0.5), named right / wrong,
+# and detections matching no piece
+PIECES: dict[str, dict[str, int]] = {}
+
+
+def _tally(identities: list[str], truth: dict[str, Any], detections: Any) -> None:
+    from models.evaluate import _iou_matrix
+
+    game = identities[0].partition("/")[0]
+    tally = PIECES.setdefault(
+        game, {"pieces": 0, "found": 0, "right": 0, "wrong": 0, "extra": 0, "photos": 0}
+    )
+    pieces = [o for o in truth["objects"] if o.get("box")]
+    found = detections[detections.kinds != "die"]
+    iou = _iou_matrix(
+        found.boxes_xyxy.astype(np.float64),
+        np.array([o["box"] for o in pieces], np.float64).reshape(-1, 4),
+    )
+    used = np.zeros(len(pieces), bool)
+    tally["photos"] += 1
+    tally["pieces"] += len(pieces)
+    for i in np.argsort(-found.scores):
+        candidates = np.where(~used & (iou[i] >= 0.5), iou[i], -1.0)
+        j = int(np.argmax(candidates)) if len(pieces) else -1
+        if j < 0 or candidates[j] < 0.5:
+            tally["extra"] += 1
+            continue
+        used[j] = True
+        tally["found"] += 1
+        name = found.identities[i]
+        if name is not None:
+            right = name == pieces[j].get("identity")
+            tally["right" if right else "wrong"] += 1
 
 
 def photo(identities: list[str], seed: int, render: bool) -> Any:
     if PERCEPTION is not None:
-        image, _ = render_spread(identities, seed)
-        return PERCEPTION.process(image)
+        image, truth = render_spread(identities, seed)
+        detections = PERCEPTION.process(image)
+        _tally(identities, truth, detections)
+        return detections
     if render:
         _, truth = render_spread(identities, seed)
         return detections_from_truth(truth["objects"])
@@ -230,6 +265,13 @@ def main() -> None:
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
         )
+        tally = PIECES.get(game)
+        if tally:
+            print(
+                f"{'':<20} photos {tally['photos']}: pieces {tally['pieces']}, found"
+                f" {tally['found']}, named right {tally['right']}, wrong {tally['wrong']},"
+                f" detections of no piece {tally['extra']}"
+            )
     if args.render and "cafe-international" in args.games:
         start = time.perf_counter()
         outcomes = [ci_registration(SEED_BASE + k)[0] for k in range(args.tables)]

@@ -5,7 +5,8 @@ Owns the table zones (`zones`), the three game readers (`kings_breakfast`, `cafe
 (`cafe_slots`) and reading photos for scoring (`photos`). A reader never guesses: a piece it cannot
 place or identify is a problem in the result, and an observation with problems is not used.
 
-Public names: `Reading`, `card_centres`, `foreign_problem`, and the modules above.
+Public names: `Reading`, `card_centres`, `foreign_problem`, `spread_pieces`, and the modules
+above.
 """
 
 from __future__ import annotations
@@ -51,9 +52,21 @@ def card_centres(detections: Detections) -> np.ndarray:
     return centres
 
 
+def spread_pieces(detections: Detections, kind: str) -> tuple[Detections, int]:
+    """The pieces a scoring photo of `kind` (``card`` or ``tile``) shows, and how many
+    detections were set aside: dice, and unidentified detections of the other kind (a card
+    game has no tiles: a "tile" on a card's picture or on a patterned table is the detector's
+    mistake, not a piece to refuse the photo for). A detection of the other kind that was
+    identified stays, so that another game's piece is still reported."""
+    other = np.array([k not in (kind, "die") for k in detections.kinds], bool)
+    named = np.array([i is not None for i in detections.identities], bool)
+    keep = (detections.kinds == kind) | (other & named)
+    return detections[keep], int((other & ~named).sum())
+
+
 def foreign_problem(identity: str, game: str) -> str:
     """The problem line for a piece of another game."""
     return f"a {identity.partition('/')[0]} piece ({identity}) is not a {game} piece"
 
 
-__all__ = ["Reading", "card_centres", "foreign_problem"]
+__all__ = ["Reading", "card_centres", "foreign_problem", "spread_pieces"]

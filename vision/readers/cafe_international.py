@@ -51,7 +51,7 @@ from vision.geometry import (
     polygon_area,
     project_points,
 )
-from vision.readers import Reading, card_centres, foreign_problem
+from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
 from vision.readers.cafe_slots import SlotRead, SlotReader
 from vision.readers.zones import zones_file
 
@@ -844,8 +844,11 @@ def read_frame(
 
 
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
-    """The tiles of one photo of a player's remaining tiles (observation: list of tile ids)."""
-    pieces = detections[detections.kinds != "die"]
+    """The tiles of one photo of a player's remaining tiles (observation: list of tile ids).
+
+    Unidentified "cards" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
+    """
+    pieces, ignored = spread_pieces(detections, "tile")
     problems: list[str] = []
     tiles: list[str] = []
     if len(pieces) == 0:
@@ -857,7 +860,7 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
             problems.append(foreign_problem(str(identity), GAME))
         else:
             tiles.append(str(identity)[len(PREFIX) :])
-    seen = {"tiles": sorted(tiles)}
+    seen = {"tiles": sorted(tiles), "ignored": ignored}
     return Reading(None if problems else sorted(tiles), tuple(dict.fromkeys(problems)), seen)
 
 

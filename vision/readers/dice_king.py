@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.dice_king.explain import UNKNOWN_CARD, Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem
+from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
 from vision.readers.zones import Zones, default_zones
 
 GAME = "dice-king"
@@ -104,8 +104,11 @@ def read_table(
 
 
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
-    """The card ids of one photo of a spread kingdom pile (observation: list of card ids)."""
-    cards = detections[detections.kinds != "die"]
+    """The card ids of one photo of a spread kingdom pile (observation: list of card ids).
+
+    Unidentified "tiles" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
+    """
+    cards, ignored = spread_pieces(detections, "card")
     problems: list[str] = []
     ids: list[str] = []
     if len(cards) == 0:
@@ -120,7 +123,7 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     for card_id, n in sorted(Counter(ids).items()):
         if n > 1:
             problems.append(f"card {card_id} seen {n} times in the {what}")
-    seen = {"cards": sorted(ids)}
+    seen = {"cards": sorted(ids), "ignored": ignored}
     return Reading(None if problems else sorted(ids), tuple(dict.fromkeys(problems)), seen)
 
 

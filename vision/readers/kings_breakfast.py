@@ -20,7 +20,7 @@ from typing import Any
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem
+from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
 from vision.readers.zones import Zones, default_zones
 
 GAME = "kings-breakfast"
@@ -94,8 +94,9 @@ def read_spread(
 
     Problems: no card at all, an unidentified card, another game's piece, an Emerald unless
     `allow_emerald` (a hand may show one, scored by the rulings, KB-19; the king's area never).
+    Unidentified "tiles" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
     """
-    cards = detections[detections.kinds != "die"]
+    cards, ignored = spread_pieces(detections, "card")
     problems: list[str] = []
     counts: Counter[str] = Counter()
     if len(cards) == 0:
@@ -112,6 +113,7 @@ def read_spread(
     seen = {
         "cards": dict(sorted(counts.items())),
         "unidentified": sum(1 for i in cards.identities if i is None),
+        "ignored": ignored,
     }
     return Reading(None if problems else dict(counts), tuple(dict.fromkeys(problems)), seen)
 

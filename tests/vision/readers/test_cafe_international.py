@@ -346,3 +346,15 @@ def test_ci22_a_spread_of_remaining_tiles_is_listed() -> None:
     ]
     assert read_spread(detections(tiles)).observation == ["italy/m", "joker/w"]
     assert read_spread(detections([])).problems == ("no tiles found in the photo",)
+
+
+def test_ci22_an_unidentified_card_in_a_tiles_photo_is_set_aside() -> None:
+    """CI-22: Café International has no cards; an unidentified "card" detection is set aside,
+    an unidentified tile refuses the photo."""
+    tiles = [piece("tile", (40, 60), "cafe-international/joker/w"), piece("card", (300, 60), None)]
+    reading = read_spread(detections(tiles))
+    assert reading.observation == ["joker/w"] and reading.seen["ignored"] == 1
+    unknown = [*tiles, piece("tile", (150, 60), None)]
+    assert read_spread(detections(unknown)).problems == (
+        "a tile in the photo could not be identified",
+    )

@@ -103,3 +103,11 @@ def test_dk25_a_spread_kingdom_still_refuses_an_unidentified_card() -> None:
     reading = read_spread(detections(pile))
     assert reading.observation is None
     assert reading.problems == ("a card in the photo could not be identified",)
+
+
+def test_dk25_an_unidentified_tile_in_a_kingdom_photo_is_set_aside() -> None:
+    """DK-25: Dice King has no tiles; an unidentified "tile" detection is not a card to refuse
+    the photo for (counted as ignored), an unidentified card still is."""
+    pile = [piece("card", (100, 200), "dice-king/snob-1"), piece("tile", (400, 200), None)]
+    reading = read_spread(detections(pile))
+    assert reading.observation == ["snob-1"] and reading.seen["ignored"] == 1
