@@ -96,8 +96,18 @@ def _tally(identities: list[str], truth: dict[str, Any], detections: Any) -> Non
         tally["found"] += 1
         name = found.identities[i]
         if name is not None:
-            right = name == pieces[j].get("identity")
+            right = _same_face(str(name), str(pieces[j].get("identity")))
             tally["right" if right else "wrong"] += 1
+
+
+def _same_face(a: str, b: str) -> bool:
+    """Equal, or Dice King penalty cards of one value (one face, DK-3: the identifier names
+    the class after its first card)."""
+    from engines.dice_king.scoring import _penalty_points
+
+    points = _penalty_points()
+    ka, kb_ = a.removeprefix("dice-king/"), b.removeprefix("dice-king/")
+    return a == b or (ka in points and points.get(ka) == points.get(kb_))
 
 
 def photo(identities: list[str], seed: int, render: bool) -> Any:

@@ -103,6 +103,32 @@ def read_table(
     return Reading(observation, (), seen)
 
 
+def _spread_penalties(ids: list[str], what: str) -> tuple[list[str], list[str]]:
+    """Penalty cards of one value have one face (DK-3): the identifier names the class after its
+    first card, so three "3" penalties all come back as one id. They are the value's cards in
+    turn (the score is the same, DK-25): a name seen twice becomes another card of its value
+    not named in the photo; more than the deck has is a problem."""
+    from engines.dice_king.catalogue import penalties
+
+    by_points: dict[int, list[str]] = {}
+    for card in penalties():
+        by_points.setdefault(card.points, []).append(card.id)
+    points_of = {card_id: points for points, cards in by_points.items() for card_id in cards}
+    out = [i for i in ids if i not in points_of]
+    problems = []
+    for points, cards in sorted(by_points.items()):
+        named = [i for i in ids if points_of.get(i) == points]
+        if len(named) > len(cards):
+            problems.append(
+                f"{len(named)} penalty cards of {points} in the {what}: the deck has {len(cards)}"
+            )
+        # the names seen stay; each repeat becomes one of the value's cards not named yet
+        distinct = list(dict.fromkeys(named))
+        spare = [c for c in cards if c not in distinct]
+        out.extend(distinct + spare[: len(named) - len(distinct)])
+    return out, problems
+
+
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     """The card ids of one photo of a spread kingdom pile (observation: list of card ids).
 
@@ -120,6 +146,8 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
             problems.append(foreign_problem(str(identity), GAME))
         else:
             ids.append(str(identity)[len(PREFIX) :])
+    ids, alias_problems = _spread_penalties(ids, what)
+    problems.extend(alias_problems)
     for card_id, n in sorted(Counter(ids).items()):
         if n > 1:
             problems.append(f"card {card_id} seen {n} times in the {what}")

@@ -111,3 +111,16 @@ def test_dk25_an_unidentified_tile_in_a_kingdom_photo_is_set_aside() -> None:
     pile = [piece("card", (100, 200), "dice-king/snob-1"), piece("tile", (400, 200), None)]
     reading = read_spread(detections(pile))
     assert reading.observation == ["snob-1"] and reading.seen["ignored"] == 1
+
+
+def test_dk3_dk25_penalty_cards_of_one_value_are_told_apart_by_count_not_face() -> None:
+    """DK-3: penalty cards of equal value share one face, which the identifier names after the
+    first of them; DK-25: in a kingdom photo they are the value's cards in turn (same score),
+    and more of them than the deck holds is a problem."""
+    three = [piece("card", (100 + 80 * i, 200), "dice-king/penalty-6") for i in range(3)]
+    reading = read_spread(detections(three))
+    assert reading.observation == ["penalty-6", "penalty-7", "penalty-8"]
+    four = [*three, piece("card", (500, 200), "dice-king/penalty-6")]
+    assert read_spread(detections(four)).problems == (
+        "4 penalty cards of 3 in the photo: the deck has 3",
+    )
