@@ -11,6 +11,9 @@ each piece once). For every matched piece it compares corner sources:
 - ``learned``: the corner refiner (`vision.corner_refiner.CornerRefiner`, two rounds) started
   from the detector's corners (the pipeline's rectify stage);
 - ``learned_box``: the corner refiner started from ``quad_in_box``;
+- ``learned_rect``: the corner refiner started from the detection box's own rectangle;
+- ``learned_pick``: of ``learned`` and ``learned_rect``, the quad whose bounding box agrees
+  better with the detection box (IoU), per piece;
 - ``learned_outline``: `refine_quad` started from ``learned`` (the pipeline's outline look
   after the rectify stage);
 - ``true``: the rendered piece's true corners (the ceiling).
@@ -45,19 +48,21 @@ sys.path.insert(0, str(ROOT))
 
 from models.data import read_scene_cache  # noqa: E402
 from models.evaluate import _iou_matrix, corner_error  # noqa: E402
-from vision.corner_refiner import CornerRefiner  # noqa: E402
+from vision.corner_refiner import PIECE_ASPECTS, CornerRefiner  # noqa: E402
 from vision.detector import Detector  # noqa: E402
 from vision.identify import Identifier  # noqa: E402
 from vision.outline import refine_quad  # noqa: E402
 from vision.rectify import quad_in_box  # noqa: E402
 
-ASPECTS = {"card": 57 / 89, "tile": 1.0}
+ASPECTS = PIECE_ASPECTS
 SOURCES = (
     "detector",
     "quad_in_box",
     "refined",
     "learned",
     "learned_box",
+    "learned_rect",
+    "learned_pick",
     "learned_outline",
     "true",
 )
@@ -71,6 +76,7 @@ CASCADES = {
     "learned>learned_box>refined": ("learned", "learned_box", "refined"),
     "learned>learned_outline": ("learned", "learned_outline"),
     "learned>learned_box>learned_outline": ("learned", "learned_box", "learned_outline"),
+    "learned_pick>learned_outline": ("learned_pick", "learned_outline"),
 }
 
 
@@ -88,6 +94,12 @@ def _match(boxes: np.ndarray, truth: list[dict[str, Any]]) -> list[tuple[int, in
             used.add(j)
             pairs.append((i, j))
     return pairs
+
+
+def _box_agreement(quad: np.ndarray, box: np.ndarray) -> float:
+    """IoU of the quad's bounding box with the detection box."""
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    return float(_iou_matrix(np.array([[*lo, *hi]]), np.asarray(box, np.float64)[None])[0, 0])
 
 
 def _named(match: Any) -> bool:
@@ -147,14 +159,26 @@ def run(
                 refine_seconds += time.perf_counter() - start
                 changed[kind].append(quality > 0)
             start = time.perf_counter()
-            learned = refiner.refine(frame, detected)
+            learned = refiner.refine(frame, detected, ASPECTS[kind])
             learned_seconds += time.perf_counter() - start
+            rect = np.stack(
+                [[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes]
+            )
+            learned_rect = refiner.refine(frame, rect, ASPECTS[kind])
+            pick = np.stack(
+                [
+                    a if _box_agreement(a, box) >= _box_agreement(r, box) else r
+                    for a, r, box in zip(learned, learned_rect, boxes, strict=True)
+                ]
+            )
             corners = {
                 "detector": detected,
                 "quad_in_box": in_box.astype(np.float64),
                 "refined": refined,
                 "learned": learned,
-                "learned_box": refiner.refine(frame, in_box.astype(np.float64)),
+                "learned_box": refiner.refine(frame, in_box.astype(np.float64), ASPECTS[kind]),
+                "learned_rect": learned_rect,
+                "learned_pick": pick,
                 "learned_outline": np.stack(
                     [
                         refine_quad(frame, quad, box, ASPECTS[kind])[0]

@@ -6,8 +6,8 @@
   kind (card, tile, die), box size (w, h in stride units, log-space), centre offset, and 4 corner
   offsets (8 values, relative to the centre, in stride units) for cards and tiles.
 
-- `CornerRefinerNet`: a small CNN on a piece warped onto a canonical canvas (its rough quad a
-  square in the middle) → where each of the 4 true corners lies, as offsets from the square's.
+- `CornerRefinerNet`: a small CNN on a piece warped onto a canonical canvas (its rough quad an
+  upright rectangle of its aspect in the middle) → where each of the 4 true corners lies.
 
 `ExportDiceReader` and `ExportDetector` wrap them for ONNX: the reader outputs calibrated
 probabilities (softmax of logits divided by a fitted temperature), the detector sigmoid heatmaps
@@ -149,16 +149,15 @@ class ExportDetector(nn.Module):
 
 
 class CornerRefinerNet(nn.Module):
-    """Canvas (B, 3, 96, 96) in [0, 1] BGR → corner offsets (B, 8), in units of the square.
+    """Canvas (B, 3, 96, 96) in [0, 1] BGR → corner positions (B, 8): x, y of 4 corners over 96.
 
     A small encoder–decoder: one heatmap per corner at stride 4 (24 × 24), its soft-argmax
     (the heatmap's softmax-weighted mean position) is the corner. Corner k of the output is the
-    true corner nearest the square's corner k, given as (position − square corner) / 48 px.
+    true corner nearest the canvas rectangle's corner k (`vision.corner_refiner.canvas_rect`).
     """
 
     xs: torch.Tensor
     ys: torch.Tensor
-    square: torch.Tensor
 
     def __init__(self, width: int = 16) -> None:
         super().__init__()
@@ -175,8 +174,6 @@ class CornerRefinerNet(nn.Module):
         cells = (torch.arange(24, dtype=torch.float32) + 0.5) * 4.0
         self.register_buffer("xs", cells.repeat(24), persistent=False)  # x of each cell, row-major
         self.register_buffer("ys", cells.repeat_interleave(24), persistent=False)
-        square = torch.tensor([[24.0, 24.0], [72.0, 24.0], [72.0, 72.0], [24.0, 72.0]])
-        self.register_buffer("square", square, persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         f4 = self.s4(self.stem(x))
@@ -188,7 +185,7 @@ class CornerRefinerNet(nn.Module):
         p4 = self.fuse4(f4 + up)
         weights = torch.softmax(self.heat(p4).flatten(2), dim=2)  # (B, 4, 576)
         xy = torch.stack([(weights * self.xs).sum(2), (weights * self.ys).sum(2)], dim=2)
-        return ((xy - self.square) / 48.0).flatten(1)
+        return (xy / 96.0).flatten(1)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -84,7 +84,8 @@ def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = No
 
 
 def export_corner_refiner(net: Any, out: Path) -> Path:
-    """Write the corner refiner: input ``canvas`` (n, 3, 96, 96) → ``offsets`` (n, 8)."""
+    """Write the corner refiner: input ``canvas`` (n, 3, 96, 96) → ``corners`` (n, 8), the
+    corners' x, y on the canvas over its side."""
     import torch
 
     from vision.corner_refiner import CANVAS
@@ -98,8 +99,8 @@ def export_corner_refiner(net: Any, out: Path) -> Path:
             (torch.zeros(1, 3, CANVAS, CANVAS),),
             str(out),
             input_names=["canvas"],
-            output_names=["offsets"],
-            dynamic_axes={"canvas": {0: "n"}, "offsets": {0: "n"}},
+            output_names=["corners"],
+            dynamic_axes={"canvas": {0: "n"}, "corners": {0: "n"}},
             opset_version=17,
             dynamo=False,
         )

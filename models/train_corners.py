@@ -5,8 +5,8 @@ exactly as the refiner cuts a frame (`vision.corner_refiner.context_patch`) and 
 folder (``pieces.npy``, memory-mapped: about 62 KB a piece). Samples are drawn fresh each step:
 the true quad is disturbed as a detector would get it wrong (`disturb`: shifted, turned, scaled,
 squashed, each corner moved; or the piece's upright box), the patch is warped onto the canvas
-with the disturbed quad as the square (`canonical_warp`), and the target is where each true
-corner then lies, relative to the square's corner it belongs to. Photometric augmentation only
+with the disturbed quad as the rectangle of the piece's kind's aspect (`canonical_warp`), and
+the target is where each true corner then lies (over the canvas side). Photometric augmentation only
 (a mirror image would swap the corners' order). 5 % of the scenes are held out: the report gives
 the corner error there (mean corner distance over the piece's size) before and after one and
 two rounds, from the same disturbed quads every run.
@@ -36,8 +36,7 @@ from models.runs import (
 from vision.corner_refiner import (
     CANVAS,
     CONTEXT_SIZE,
-    PIECE,
-    SQUARE,
+    PIECE_ASPECTS,
     canonical_warp,
     context_patch,
 )
@@ -147,19 +146,26 @@ def _to(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     return pts[:, :2] / pts[:, 2:3]
 
 
+def aspects_of(kinds: np.ndarray) -> np.ndarray:
+    """Each piece's short over long side, from its kind index (`KINDS`)."""
+    return np.array([PIECE_ASPECTS[KINDS[int(k)]] for k in kinds], np.float64)
+
+
 def make_samples(
-    patches: np.ndarray, truths: np.ndarray, roughs: np.ndarray
+    patches: np.ndarray, truths: np.ndarray, roughs: np.ndarray, aspects: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Canvases (n, CANVAS, CANVAS, 3) uint8 and targets (n, 8): each rough quad warped to the
-    square, each true corner's offset from its square corner in units of `PIECE`."""
+    """Canvases (n, CANVAS, CANVAS, 3) uint8 and targets (n, 8): each rough quad warped to its
+    canvas rectangle, each true corner's position on the canvas over its side."""
     n = len(patches)
     canvases = np.empty((n, CANVAS, CANVAS, 3), np.uint8)
     targets = np.empty((n, 8), np.float32)
     for i in range(n):
-        canvases[i], homography = canonical_warp(np.asarray(patches[i]), roughs[i])
+        canvases[i], homography = canonical_warp(
+            np.asarray(patches[i]), roughs[i], float(aspects[i])
+        )
         truth = _matched(truths[i].astype(np.float64), roughs[i])
-        targets[i] = ((_to(homography, truth) - SQUARE) / PIECE).reshape(8)
-    return canvases, np.clip(targets, -1.5, 1.5)
+        targets[i] = (_to(homography, truth) / CANVAS).reshape(8)
+    return canvases, np.clip(targets, -0.5, 1.5)
 
 
 def _photometric(x: Any, generator: Any) -> Any:
@@ -185,7 +191,9 @@ def corner_error(quads: np.ndarray, truths: np.ndarray) -> np.ndarray:
     return out
 
 
-def refine_in_patches(net: Any, patches: np.ndarray, roughs: np.ndarray) -> np.ndarray:
+def refine_in_patches(
+    net: Any, patches: np.ndarray, roughs: np.ndarray, aspects: np.ndarray
+) -> np.ndarray:
     """One round of refinement of quads given in patch pixels (as `vision.corner_refiner` does
     on frames, but on the stored patches)."""
     import torch
@@ -196,15 +204,17 @@ def refine_in_patches(net: Any, patches: np.ndarray, roughs: np.ndarray) -> np.n
         for start in range(0, len(roughs), 256):
             part = slice(start, start + 256)
             canvases, homographies = [], []
-            for patch, rough in zip(patches[part], roughs[part], strict=True):
-                canvas, homography = canonical_warp(np.asarray(patch), rough)
+            for patch, rough, aspect in zip(
+                patches[part], roughs[part], aspects[part], strict=True
+            ):
+                canvas, homography = canonical_warp(np.asarray(patch), rough, float(aspect))
                 canvases.append(canvas)
                 homographies.append(homography)
             x = torch.from_numpy(np.stack(canvases)).permute(0, 3, 1, 2).float() / 255.0
-            offsets = net(x).numpy().reshape(-1, 4, 2).astype(np.float64)
+            found = net(x).numpy().reshape(-1, 4, 2).astype(np.float64) * CANVAS
             for k, homography in enumerate(homographies):
-                moved = SQUARE + offsets[k] * PIECE
-                out[start + k] = order_corners_clockwise(_to(np.linalg.inv(homography), moved))
+                back = _to(np.linalg.inv(homography), found[k])
+                out[start + k] = order_corners_clockwise(back)
     return out
 
 
@@ -215,12 +225,13 @@ def evaluate_held(
     rng = np.random.default_rng([seed, 404])
     truths = data["quads"][held].astype(np.float64)
     patches = data["patches"][held]
+    aspects = aspects_of(data["kinds"][held])
     roughs = np.stack([disturb(t, rng) for t in truths])
     result: dict[str, Any] = {"held_out_pieces": int(len(held))}
     quads = roughs
     for name in ("rough", "round1", "round2"):
         if name != "rough":
-            quads = refine_in_patches(net, patches, quads)
+            quads = refine_in_patches(net, patches, quads, aspects)
         err = corner_error(quads, truths)
         result[f"{name}_median"] = round(float(np.median(err)), 4) if len(err) else None
         result[f"{name}_within_2pct"] = round(float((err < 0.02).mean()), 4) if len(err) else None
@@ -287,10 +298,12 @@ def train_corners(args: argparse.Namespace) -> Path:
             idx = np.sort(order[i * args.batch : (i + 1) * args.batch])
             truths = data["quads"][idx].astype(np.float64)
             roughs = np.stack([disturb(t, epoch_rng) for t in truths])
-            canvases, targets = make_samples(data["patches"][idx], truths, roughs)
+            canvases, targets = make_samples(
+                data["patches"][idx], truths, roughs, aspects_of(data["kinds"][idx])
+            )
             x = torch.from_numpy(canvases).permute(0, 3, 1, 2).float() / 255.0
             x = _photometric(x, generator)
-            loss = torch.nn.functional.smooth_l1_loss(net(x), torch.from_numpy(targets), beta=0.02)
+            loss = torch.nn.functional.smooth_l1_loss(net(x), torch.from_numpy(targets), beta=0.01)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

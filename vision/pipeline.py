@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.corner_refiner import CornerRefiner, CornerRefinerConfig
+from vision.corner_refiner import PIECE_ASPECTS, CornerRefiner, CornerRefinerConfig
 from vision.detections import Detections
 from vision.detector import Detector, DetectorConfig
 from vision.dice_reader import DiceReader, DiceReaderConfig, DieReadings, crop_dice
@@ -79,7 +79,7 @@ class PerceptionConfig:
     min_frame_side: int = 8
     second_look: bool = False
     outline_look: bool = True
-    piece_aspects: dict[str, float] = field(default_factory=lambda: {"card": 57 / 89, "tile": 1.0})
+    piece_aspects: dict[str, float] = field(default_factory=lambda: dict(PIECE_ASPECTS))
     refine_corners: bool = True
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
 
@@ -199,7 +199,8 @@ class Perception:
         if self.refiner is None or len(pieces) == 0:
             return detections
         corners = detections.corners_px.copy()
-        corners[pieces] = self.refiner.refine(frame, corners[pieces]).astype(corners.dtype)
+        aspects = [self.config.piece_aspects[str(k)] for k in detections.kinds[pieces]]
+        corners[pieces] = self.refiner.refine(frame, corners[pieces], aspects).astype(corners.dtype)
         return detections.with_fields(corners_px=corners)
 
     def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
@@ -229,7 +230,9 @@ class Perception:
                         for box, kind in zip(d.boxes_xyxy, d.kinds, strict=True)
                     ]
                 )
-                return quads if self.refiner is None else self.refiner.refine(frame, quads)
+                if self.refiner is None:
+                    return quads
+                return self.refiner.refine(frame, quads, [aspects[str(k)] for k in d.kinds])
 
             looks.append(box_look)
         if self.config.outline_look:

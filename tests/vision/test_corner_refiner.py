@@ -10,9 +10,11 @@ from vision.corner_refiner import (
     CANVAS,
     CONTEXT_EXTENT,
     CONTEXT_SIZE,
-    SQUARE,
+    LONG,
+    PIECE_ASPECTS,
     CornerRefiner,
     canonical_warp,
+    canvas_rect,
     context_patch,
 )
 from vision.errors import ModelError
@@ -45,12 +47,27 @@ def test_context_patch_at_the_frame_edge_and_outside_it() -> None:
         assert patch.shape == (CONTEXT_SIZE, CONTEXT_SIZE, 3)
 
 
-def test_canonical_warp_puts_the_quad_on_the_square() -> None:
+def test_canonical_warp_puts_the_quad_on_its_rectangle() -> None:
     quad = np.array([[20, 30], [90, 25], [100, 110], [15, 100]], np.float64)
-    canvas, homography = canonical_warp(np.zeros((144, 144, 3), np.uint8), quad)
+    canvas, homography = canonical_warp(np.zeros((144, 144, 3), np.uint8), quad, 0.64)
     assert canvas.shape == (CANVAS, CANVAS, 3)
     pts = np.column_stack([quad, np.ones(4)]) @ homography.T
-    np.testing.assert_allclose(pts[:, :2] / pts[:, 2:], SQUARE, atol=1e-3)
+    np.testing.assert_allclose(pts[:, :2] / pts[:, 2:], canvas_rect(quad, 0.64), atol=1e-3)
+
+
+def test_canvas_rectangle_keeps_the_aspect_and_lies_as_the_quad() -> None:
+    """A card standing up stays upright on the canvas, a lying one lies; tiles are square."""
+    upright = np.array([[0, 0], [57, 0], [57, 89], [0, 89]], np.float64)
+    lying = upright[:, ::-1][[0, 3, 2, 1]]  # the same card turned a quarter, clockwise again
+    for quad, tall in ((upright, True), (lying, False)):
+        rect = canvas_rect(quad, PIECE_ASPECTS["card"])
+        w, h = rect[2] - rect[0]
+        assert (h > w) == tall
+        assert max(w, h) == pytest.approx(LONG)
+        assert min(w, h) / max(w, h) == pytest.approx(57 / 89)
+        np.testing.assert_allclose(rect.mean(axis=0), CANVAS / 2)
+    w, h = np.ptp(canvas_rect(upright, PIECE_ASPECTS["tile"]), axis=0)
+    assert w == h == LONG
 
 
 def test_missing_model_is_a_model_error(tmp_path) -> None:
@@ -89,7 +106,8 @@ def _rendered_pieces() -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def test_committed_refiner_moves_disturbed_quads_onto_rendered_pieces() -> None:
-    """Rectify (#7): quads off by about a tenth of the piece come back within a few per cent."""
+    """Rectify (#7): quads off by about 7 % of the piece come back to about 3 % (most of them);
+    a refinement that fails its checks keeps the quad it started from, so none gets worse."""
     from vision.geometry import order_corners_clockwise
 
     image, truths = _rendered_pieces()
@@ -101,10 +119,25 @@ def test_committed_refiner_moves_disturbed_quads_onto_rendered_pieces() -> None:
         truth = order_corners_clockwise(truth)
         size = float((truth.max(axis=0) - truth.min(axis=0)).max())
         centre = truth.mean(axis=0)
-        rough = (truth - centre) * 1.08 + centre + rng.normal(0, 0.06 * size, (4, 2))
-        rough = order_corners_clockwise(rough)
-        refined = refiner.refine(image, rough[None])[0]
-        before.append(np.linalg.norm(rough - truth, axis=1).mean() / size)
-        after.append(np.linalg.norm(refined - truth, axis=1).mean() / size)
-    assert np.mean(before) > 0.06
-    assert np.mean(after) < 0.03, (before, after)
+        for _ in range(6):
+            rough = (truth - centre) * 1.08 + centre + rng.normal(0, 0.06 * size, (4, 2))
+            rough = order_corners_clockwise(rough)
+            refined = refiner.refine(image, rough[None], PIECE_ASPECTS["card"])[0]
+            before.append(np.linalg.norm(rough - truth, axis=1).mean() / size)
+            after.append(np.linalg.norm(refined - truth, axis=1).mean() / size)
+    before_, after_ = np.array(before), np.array(after)
+    assert np.median(before_) > 0.06
+    assert np.median(after_) < 0.035, (before, after)
+    assert (after_ < before_ * 2 / 3).sum() >= 10
+    assert (after_ <= before_ + 0.01).all()
+
+
+def test_a_quad_with_unequal_opposite_sides_is_not_used() -> None:
+    """A corner that jumped to a neighbouring piece's corner leaves opposite sides of unequal
+    length; such a refinement is dropped for the quad it started from."""
+    from vision.corner_refiner import _side_ratio
+
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float64)
+    jumped = np.array([[-6, 1], [10, 0], [10, 10], [0, 10]], np.float64)
+    assert _side_ratio(square) == pytest.approx(1.0)
+    assert _side_ratio(jumped) > 1.35
