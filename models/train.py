@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     corners = sub.add_parser("corners", help="the corner refiner (a card's or tile's 4 corners)")
     _common(corners, "corners")
     corners.add_argument(
+        "--wild",
+        type=float,
+        default=0.0,
+        help="share of training quads disturbed far more (turned σ 20°, scaled σ 20 %%)",
+    )
+    corners.add_argument(
         "--stop-after",
         type=float,
         default=None,

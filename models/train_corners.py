@@ -106,10 +106,15 @@ def load_pieces(folder: Path) -> dict[str, np.ndarray]:
     return data
 
 
-def disturb(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A rough quad a detector might give for the true `quad` (clockwise, (4, 2))."""
+def disturb(quad: np.ndarray, rng: np.random.Generator, wild: float = 0.0) -> np.ndarray:
+    """A rough quad a detector might give for the true `quad` (clockwise, (4, 2)).
+
+    With probability `wild`, a far worse one (turned σ 20°, scaled σ 20 %): the detector's
+    corners on dense spreads of cards."""
     centre = quad.mean(axis=0)
     size = float((quad.max(axis=0) - quad.min(axis=0)).max())
+    if wild > 0 and rng.random() < wild:
+        return _moved(quad, centre, size, rng, (0.12, 20.0, 0.2, 0.12, 0.06))
     mode = rng.random()
     if mode < 0.15:  # the piece's upright box, a little off
         lo, hi = quad.min(axis=0), quad.max(axis=0)
@@ -117,9 +122,25 @@ def disturb(quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         rough = rough + rng.normal(0, 0.04 * size, (4, 2))
         return order_corners_clockwise(rough)
     coarse = mode < 0.7
-    shift, turn, scale, squash, jitter = (
-        (0.09, 9.0, 0.12, 0.08, 0.05) if coarse else (0.02, 2.0, 0.03, 0.02, 0.015)
+    return _moved(
+        quad,
+        centre,
+        size,
+        rng,
+        (0.09, 9.0, 0.12, 0.08, 0.05) if coarse else (0.02, 2.0, 0.03, 0.02, 0.015),
     )
+
+
+def _moved(
+    quad: np.ndarray,
+    centre: np.ndarray,
+    size: float,
+    rng: np.random.Generator,
+    spread: tuple[float, float, float, float, float],
+) -> np.ndarray:
+    """`quad` shifted, turned, scaled, squashed and its corners moved, by the σ of `spread`
+    (shift, turn in degrees, log scale, log squash, corner jitter; lengths over `size`)."""
+    shift, turn, scale, squash, jitter = spread
     angle = math.radians(float(np.clip(rng.normal(0, turn), -35, 35)))
     rotation = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
     # scale and squash along the quad's own axes
@@ -297,7 +318,7 @@ def train_corners(args: argparse.Namespace) -> Path:
                 break
             idx = np.sort(order[i * args.batch : (i + 1) * args.batch])
             truths = data["quads"][idx].astype(np.float64)
-            roughs = np.stack([disturb(t, epoch_rng) for t in truths])
+            roughs = np.stack([disturb(t, epoch_rng, args.wild) for t in truths])
             canvases, targets = make_samples(
                 data["patches"][idx], truths, roughs, aspects_of(data["kinds"][idx])
             )
