@@ -64,7 +64,7 @@ def final_state(module: Any, players: list[str], seed: int) -> Any:
     return state
 
 
-PERCEPTION: Any = None  # the real pipeline, with --detector
+PERCEPTION: Any = None  # with --detector: the pipeline loads (photos: `perception_for(game)`)
 # with --detector, per game: pieces in the photos, found (box IoU >= 0.5), named right / wrong,
 # and detections matching no piece
 PIECES: dict[str, dict[str, int]] = {}
@@ -112,8 +112,11 @@ def _same_face(a: str, b: str) -> bool:
 
 def photo(identities: list[str], seed: int, render: bool) -> Any:
     if PERCEPTION is not None:
+        from vision.readers.photos import perception_for
+
         image, truth = render_spread(identities, seed)
-        detections = PERCEPTION.process(image)
+        # as `table-companion score GAME` reads a photo: identification restricted to the game
+        detections = perception_for(identities[0].partition("/")[0]).process(image)
         _tally(identities, truth, detections)
         return detections
     if render:

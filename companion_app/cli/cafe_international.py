@@ -220,7 +220,9 @@ def score(args: argparse.Namespace) -> int:
             raise UsageError(f"player {name!r} has a photo but no running score in --scores")
     tiles: dict[str, list[str]] = {}
     for name, path in photos.items():
-        reading = read_spread(photo_detections(path)[0], what=f"photo of {name} {path!r}")
+        reading = read_spread(
+            photo_detections(path, "cafe-international")[0], what=f"photo of {name} {path!r}"
+        )
         if reading.problems:
             raise UsageError(reading.problems[0])
         tiles[name] = reading.observation

@@ -150,7 +150,9 @@ def score(args: argparse.Namespace) -> int:
     deck = companion_deck()
     piles: dict[str, list[str]] = {}
     for name, path in photos.items():
-        reading = read_spread(photo_detections(path)[0], what=f"photo of {name} {path!r}")
+        reading = read_spread(
+            photo_detections(path, "dice-king")[0], what=f"photo of {name} {path!r}"
+        )
         if reading.problems:
             raise UsageError(reading.problems[0])
         piles[name] = reading.observation

@@ -61,10 +61,14 @@ def score_photos(args: argparse.Namespace) -> int:
         raise UsageError(
             "score kings-breakfast from photos needs --player NAME=IMG for each player"
         )
-    king = read_spread(photo_detections(args.king)[0], what=f"king photo {args.king!r}")
+    king = read_spread(
+        photo_detections(args.king, "kings-breakfast")[0], what=f"king photo {args.king!r}"
+    )
     readings = {
         name: read_spread(
-            photo_detections(path)[0], what=f"photo of {name} {path!r}", allow_emerald=True
+            photo_detections(path, "kings-breakfast")[0],
+            what=f"photo of {name} {path!r}",
+            allow_emerald=True,
         )
         for name, path in players.items()
     }

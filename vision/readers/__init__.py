@@ -52,16 +52,30 @@ def card_centres(detections: Detections) -> np.ndarray:
     return centres
 
 
-def spread_pieces(detections: Detections, kind: str) -> tuple[Detections, int]:
+def spread_pieces(
+    detections: Detections, kind: str, *, inside: float = 0.8
+) -> tuple[Detections, int]:
     """The pieces a scoring photo of `kind` (``card`` or ``tile``) shows, and how many
-    detections were set aside: dice, and unidentified detections of the other kind (a card
-    game has no tiles: a "tile" on a card's picture or on a patterned table is the detector's
-    mistake, not a piece to refuse the photo for). A detection of the other kind that was
-    identified stays, so that another game's piece is still reported."""
+    detections were set aside: dice, and unidentified detections of the other kind lying
+    (`inside` of their box or more) within a piece of `kind` — a "tile" on a card's picture is
+    the detector's mistake, not a piece. Anywhere else such a detection stays (and refuses the
+    photo as unidentified): it may be a real piece of `kind` the detector took for the other
+    kind, and setting it aside would silently drop it from the score. One of the other kind
+    that was identified stays too, so that another game's piece is still reported."""
+    is_kind = detections.kinds == kind
     other = np.array([k not in (kind, "die") for k in detections.kinds], bool)
     named = np.array([i is not None for i in detections.identities], bool)
-    keep = (detections.kinds == kind) | (other & named)
-    return detections[keep], int((other & ~named).sum())
+    boxes = detections.boxes_xyxy.astype(np.float64)
+    hosts = boxes[is_kind]
+    within = np.zeros(len(detections), bool)
+    for i in np.flatnonzero(other & ~named):
+        b = boxes[i]
+        area = max((b[2] - b[0]) * (b[3] - b[1]), 1e-6)
+        w = np.clip(np.minimum(hosts[:, 2], b[2]) - np.maximum(hosts[:, 0], b[0]), 0, None)
+        h = np.clip(np.minimum(hosts[:, 3], b[3]) - np.maximum(hosts[:, 1], b[1]), 0, None)
+        within[i] = bool(len(hosts)) and float((w * h).max()) / area >= inside
+    keep = ~within & (detections.kinds != "die")
+    return detections[keep], int(within.sum())
 
 
 def foreign_problem(identity: str, game: str) -> str:

@@ -846,7 +846,7 @@ def read_frame(
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     """The tiles of one photo of a player's remaining tiles (observation: list of tile ids).
 
-    Unidentified "cards" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
+    Unidentified "cards" on a tile are set aside (`spread_pieces`), counted in ``seen["ignored"]``.
     """
     pieces, ignored = spread_pieces(detections, "tile")
     problems: list[str] = []

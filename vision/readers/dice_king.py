@@ -132,7 +132,7 @@ def _spread_penalties(ids: list[str], what: str) -> tuple[list[str], list[str]]:
 def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     """The card ids of one photo of a spread kingdom pile (observation: list of card ids).
 
-    Unidentified "tiles" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
+    Unidentified "tiles" on a card are set aside (`spread_pieces`), counted in ``seen["ignored"]``.
     """
     cards, ignored = spread_pieces(detections, "card")
     problems: list[str] = []

@@ -94,7 +94,7 @@ def read_spread(
 
     Problems: no card at all, an unidentified card, another game's piece, an Emerald unless
     `allow_emerald` (a hand may show one, scored by the rulings, KB-19; the king's area never).
-    Unidentified "tiles" are set aside (`spread_pieces`) and counted in ``seen["ignored"]``.
+    Unidentified "tiles" on a card are set aside (`spread_pieces`), counted in ``seen["ignored"]``.
     """
     cards, ignored = spread_pieces(detections, "card")
     problems: list[str] = []

@@ -8,6 +8,7 @@ the perception pipeline (`vision.pipeline.Perception`) when it is available. Fai
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,20 @@ def detections_from_json(
     return det, size
 
 
-def photo_detections(path: str) -> tuple[Detections, tuple[int, int]]:
+@functools.cache
+def perception_for(game: str | None) -> Any:
+    """The perception pipeline, its identification restricted to `game` (loaded once)."""
+    from vision.pipeline import Perception
+
+    return Perception(games=None if game is None else [game])
+
+
+def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tuple[int, int]]:
     """Detections of the photo at `path` (an image, or its `detect --json` output).
+
+    With `game`, an image's cards and tiles are matched only against that game's pieces (on
+    rendered scoring photos, unrestricted matching named cards of one game as the other's; a
+    piece of another game then stays unnamed and the photo is refused, never scored).
 
     Raises:
         PhotoError: the file cannot be read, or no detector is available for an image.
@@ -98,14 +111,14 @@ def photo_detections(path: str) -> tuple[Detections, tuple[int, int]]:
     if frame is None:
         raise PhotoError(f"photo {path!r} is not a readable image")
     try:
-        from vision.pipeline import Perception
+        import vision.pipeline  # noqa: F401
     except ImportError:
         raise PhotoError(
             f"photo {path!r}: no detector is installed yet; pass its detect --json output "
             "(a .json file) instead"
         ) from None
     try:
-        detections = Perception().process(frame)
+        detections = perception_for(game).process(frame)
     except ValueError as error:  # ModelError, BadFrameError: one line, naming the photo
         raise PhotoError(f"photo {path!r}: {error}") from None
     return detections, (int(frame.shape[1]), int(frame.shape[0]))
@@ -129,4 +142,10 @@ def parse_player_photos(values: list[str] | None) -> dict[str, str]:
     return players
 
 
-__all__ = ["PhotoError", "detections_from_json", "parse_player_photos", "photo_detections"]
+__all__ = [
+    "PhotoError",
+    "detections_from_json",
+    "parse_player_photos",
+    "perception_for",
+    "photo_detections",
+]

@@ -348,13 +348,17 @@ def test_ci22_a_spread_of_remaining_tiles_is_listed() -> None:
     assert read_spread(detections([])).problems == ("no tiles found in the photo",)
 
 
-def test_ci22_an_unidentified_card_in_a_tiles_photo_is_set_aside() -> None:
-    """CI-22: Café International has no cards; an unidentified "card" detection is set aside,
-    an unidentified tile refuses the photo."""
-    tiles = [piece("tile", (40, 60), "cafe-international/joker/w"), piece("card", (300, 60), None)]
+def test_ci22_an_unidentified_card_on_a_tile_is_set_aside_elsewhere_refused() -> None:
+    """CI-22: Café International has no cards. An unidentified "card" within a tile is set
+    aside; one beside the tiles may be a tile taken for a card: the photo is refused, never
+    scored a tile short."""
+    tiles = [
+        piece("tile", (60, 60), "cafe-international/joker/w", half=30.0),
+        piece("card", (60, 62), None, half=12.0),
+    ]
     reading = read_spread(detections(tiles))
     assert reading.observation == ["joker/w"] and reading.seen["ignored"] == 1
-    unknown = [*tiles, piece("tile", (150, 60), None)]
-    assert read_spread(detections(unknown)).problems == (
+    beside = [*tiles, piece("card", (300, 60), None)]
+    assert read_spread(detections(beside)).problems == (
         "a tile in the photo could not be identified",
     )

@@ -105,12 +105,19 @@ def test_dk25_a_spread_kingdom_still_refuses_an_unidentified_card() -> None:
     assert reading.problems == ("a card in the photo could not be identified",)
 
 
-def test_dk25_an_unidentified_tile_in_a_kingdom_photo_is_set_aside() -> None:
-    """DK-25: Dice King has no tiles; an unidentified "tile" detection is not a card to refuse
-    the photo for (counted as ignored), an unidentified card still is."""
-    pile = [piece("card", (100, 200), "dice-king/snob-1"), piece("tile", (400, 200), None)]
+def test_dk25_an_unidentified_tile_on_a_card_is_set_aside() -> None:
+    """DK-25: Dice King has no tiles; an unidentified "tile" on a card's picture is counted as
+    ignored, one beside the cards refuses the photo (it may be a card taken for a tile)."""
+    pile = [
+        piece("card", (100, 200), "dice-king/snob-1", half=40.0),
+        piece("tile", (100, 210), None, half=15.0),
+    ]
     reading = read_spread(detections(pile))
     assert reading.observation == ["snob-1"] and reading.seen["ignored"] == 1
+    apart = [*pile, piece("tile", (400, 200), None)]
+    assert read_spread(detections(apart)).problems == (
+        "a card in the photo could not be identified",
+    )
 
 
 def test_dk3_dk25_penalty_cards_of_one_value_are_told_apart_by_count_not_face() -> None:

@@ -128,19 +128,20 @@ def test_kb19_a_spread_hand_is_counted_and_an_empty_photo_refused() -> None:
     )
 
 
-def test_kb19_an_unidentified_tile_in_a_spread_photo_is_set_aside() -> None:
-    """KB-19: King's Breakfast has no tiles. A "tile" the detector saw on a card's picture or on
-    a patterned table does not refuse the photo; a piece of another game still does."""
+def test_kb19_an_unidentified_tile_on_a_card_is_set_aside_elsewhere_refused() -> None:
+    """KB-19: King's Breakfast has no tiles. A "tile" the detector saw on a card's picture
+    does not refuse the photo; one elsewhere might be a card it took for a tile, so the photo is
+    refused (never a score short of a card); a piece of another game is reported."""
     cards = [
-        piece("card", (100, 100), "kings-breakfast/ham"),
-        piece("tile", (300, 300), None),
+        piece("card", (100, 100), "kings-breakfast/ham", half=40.0),
+        piece("tile", (105, 95), None, half=12.0),
     ]
     reading = read_spread(detections(cards), what="king photo")
     assert reading.observation == {"ham": 1}
     assert reading.seen["ignored"] == 1
-    foreign = [*cards, piece("tile", (400, 300), "cafe-international/italy/m")]
-    assert "is not a kings-breakfast piece" in read_spread(detections(foreign)).problems[0]
-    unknown_card = [*cards, piece("card", (200, 100), None)]
-    assert read_spread(detections(unknown_card)).problems == (
+    apart = [*cards, piece("tile", (300, 300), None)]
+    assert read_spread(detections(apart)).problems == (
         "a card in the photo could not be identified",
     )
+    foreign = [*cards, piece("tile", (400, 300), "cafe-international/italy/m")]
+    assert "is not a kings-breakfast piece" in read_spread(detections(foreign)).problems[0]
