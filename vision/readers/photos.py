@@ -76,12 +76,25 @@ def detections_from_json(
     return det, size
 
 
+# A scoring photo is read once and a wrong name changes the score, so a card is named only when
+# it matches at least this well (the live app, which votes over frames, keeps 0.6). Chosen on
+# rendered scoring photos of seeds 8,000,000-8,000,019 (20 tables, pieces found and named
+# right / wrong): King's Breakfast 0.6: 84 / 20, 0.65: 81 / 13, 0.7: 72 / 9, 0.8: 62 / 3; Dice
+# King and Café tiles barely move (their wrong names score higher, or use `tile_min_score`).
+PHOTO_MIN_SCORE = 0.7
+
+
 @functools.cache
 def perception_for(game: str | None) -> Any:
-    """The perception pipeline, its identification restricted to `game` (loaded once)."""
+    """The perception pipeline for scoring photos, its identification restricted to `game` and
+    stricter (`PHOTO_MIN_SCORE`); loaded once per game."""
+    from dataclasses import replace
+
+    from vision.identify import Identifier, IdentifyConfig
     from vision.pipeline import Perception
 
-    return Perception(games=None if game is None else [game])
+    identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
+    return Perception(identifier=identifier, games=None if game is None else [game])
 
 
 def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tuple[int, int]]:
@@ -143,6 +156,7 @@ def parse_player_photos(values: list[str] | None) -> dict[str, str]:
 
 
 __all__ = [
+    "PHOTO_MIN_SCORE",
     "PhotoError",
     "detections_from_json",
     "parse_player_photos",
