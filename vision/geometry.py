@@ -17,8 +17,8 @@ mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
 
 Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
 `box_from_corners`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
-`visible_fraction_in_rect`, `is_convex_clockwise`, `order_corners_clockwise`; the companion
-Café board's registration markers, shared by its art and its reader: `BOARD_MARKERS_FILE`,
+`visible_fraction_in_rect`, `is_convex_clockwise`, `quad_overlap`, `order_corners_clockwise`; the
+companion Café board's registration markers, shared by its art and its reader: `BOARD_MARKERS_FILE`,
 `BoardMarker`, `load_board_marker_spec`, `layout_spacing`, `board_markers_units`.
 """
 
@@ -153,6 +153,20 @@ def visible_fraction_in_rect(points: np.ndarray, width: float, height: float) ->
     return float(min(1.0, inside / total))
 
 
+def quad_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Area of the intersection of two convex quads over the smaller one's area (1: one lies
+    within the other; 0: apart or degenerate)."""
+    import cv2
+
+    pa = np.asarray(a, np.float32).reshape(4, 2)
+    pb = np.asarray(b, np.float32).reshape(4, 2)
+    smaller = min(abs(polygon_area(pa)), abs(polygon_area(pb)))
+    if not (np.isfinite(pa).all() and np.isfinite(pb).all()) or smaller <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return float(inter) / smaller
+
+
 def is_convex_clockwise(corners: np.ndarray) -> bool:
     """True when 4 image-space corners form a convex quad listed clockwise on screen (y down)."""
     pts = np.asarray(corners, dtype=np.float64).reshape(4, 2)
@@ -284,6 +298,7 @@ __all__ = [
     "clip_polygon_to_rect",
     "homography_from_corners",
     "is_convex_clockwise",
+    "quad_overlap",
     "order_corners_clockwise",
     "polygon_area",
     "project_points",

@@ -86,3 +86,15 @@ def test_order_corners_clockwise_is_independent_of_input_order():
     for _ in range(5):
         shuffled = quad[rng.permutation(4)]
         np.testing.assert_allclose(g.order_corners_clockwise(shuffled), quad)
+
+
+def test_quad_overlap_is_the_shared_area_over_the_smaller_quad() -> None:
+    from vision.geometry import quad_overlap
+
+    big = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float64)
+    inner = np.array([[2, 2], [6, 2], [6, 6], [2, 6]], np.float64)
+    half = np.array([[5, 0], [15, 0], [15, 10], [5, 10]], np.float64)
+    assert quad_overlap(big, inner) == pytest.approx(1.0)
+    assert quad_overlap(big, half) == pytest.approx(0.5)
+    assert quad_overlap(big, big + 20) == 0.0
+    assert quad_overlap(big, np.full((4, 2), np.nan)) == 0.0

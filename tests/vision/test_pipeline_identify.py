@@ -108,3 +108,18 @@ def test_unnamed_cards_get_a_second_and_an_outline_look(
     assert len(identifier.corners[1]) == 1  # later looks see only the unnamed card, not the die
     assert (result.identities[0] is not None) == named
     assert result.identities[1] is None and len(matches) == 2
+
+
+def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
+    """Two card detections whose quads overlap by most of the smaller are one card (the
+    detector's box suppression misses turned, overlapping cards): the named one stays; two
+    cards of a spread, each half visible, both stay; dice are never merged."""
+    from vision.pipeline import distinct_pieces
+
+    card = np.array([[0, 0], [57, 0], [57, 89], [0, 89]], np.float32)
+    detections = make(["card", "card", "card", "die", "die"])
+    corners = detections.corners_px.copy()
+    corners[0], corners[1], corners[2] = card, card + 3, card + [45, 0]  # dup, and a neighbour
+    names = np.array([None, "kings-breakfast/ham", "kings-breakfast/cheese", None, None], object)
+    detections = detections.with_fields(corners_px=corners, identities=names)
+    assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]

@@ -82,19 +82,27 @@ def detections_from_json(
 # right / wrong): King's Breakfast 0.6: 84 / 20, 0.65: 81 / 13, 0.7: 72 / 9, 0.8: 62 / 3; Dice
 # King and Café tiles barely move (their wrong names score higher, or use `tile_min_score`).
 PHOTO_MIN_SCORE = 0.7
+# pieces spread out for a photo are each at least half visible: two detections whose quads
+# overlap by more than this are one piece found twice (`PerceptionConfig.duplicate_overlap`)
+PHOTO_DUPLICATE_OVERLAP = 0.6
 
 
 @functools.cache
 def perception_for(game: str | None) -> Any:
     """The perception pipeline for scoring photos, its identification restricted to `game` and
-    stricter (`PHOTO_MIN_SCORE`); loaded once per game."""
+    stricter (`PHOTO_MIN_SCORE`), a piece found twice kept once (`PHOTO_DUPLICATE_OVERLAP`);
+    loaded once per game."""
     from dataclasses import replace
 
     from vision.identify import Identifier, IdentifyConfig
-    from vision.pipeline import Perception
+    from vision.pipeline import Perception, PerceptionConfig
 
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
-    return Perception(identifier=identifier, games=None if game is None else [game])
+    return Perception(
+        PerceptionConfig(duplicate_overlap=PHOTO_DUPLICATE_OVERLAP),
+        identifier=identifier,
+        games=None if game is None else [game],
+    )
 
 
 def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tuple[int, int]]:
@@ -156,6 +164,7 @@ def parse_player_photos(values: list[str] | None) -> dict[str, str]:
 
 
 __all__ = [
+    "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
     "PhotoError",
     "detections_from_json",

@@ -69,11 +69,13 @@ def test_player_photo_options_are_parsed_in_order() -> None:
 
 def test_scoring_photos_are_matched_within_the_game_and_more_strictly() -> None:
     """A scoring photo's pieces are matched only against the scored game's pieces, with the
-    stricter photo threshold (a wrong name would change the score); one pipeline per game."""
-    from vision.readers.photos import PHOTO_MIN_SCORE, perception_for
+    stricter photo threshold (a wrong name would change the score), a piece found twice kept
+    once; one pipeline per game."""
+    from vision.readers.photos import PHOTO_DUPLICATE_OVERLAP, PHOTO_MIN_SCORE, perception_for
 
     perception = perception_for("dice-king")
     assert perception.games == ("dice-king",)
+    assert perception.config.duplicate_overlap == PHOTO_DUPLICATE_OVERLAP
     assert perception.identifier.config.min_score == PHOTO_MIN_SCORE > 0.6
     assert perception_for("dice-king") is perception
     assert perception_for("kings-breakfast") is not perception
