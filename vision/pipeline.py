@@ -68,6 +68,11 @@ class PerceptionConfig:
         refine_corners: move the detector's card and tile corners with the corner refiner
             (`vision.corner_refiner`) before identifying (and the second look's quads too).
         corner_refiner: its settings.
+        piece_kind: every detection is taken as this kind (``card`` or ``tile``), for photos of
+            one game's pieces and nothing else (a scoring photo): the detector calls some small
+            cards tiles and some tiles cards or dice (a flag's stripes), and the identifier
+            compares a piece only with faces of its kind; what then stays unnamed refuses the
+            photo instead of silently leaving a piece out. None (default): the detector's.
         duplicate_overlap: after identification, two cards (or two tiles) whose quads overlap
             by this much of the smaller one are one piece found twice (the detector's box
             suppression misses turned, overlapping pieces; the refined corners of both land on
@@ -91,6 +96,7 @@ class PerceptionConfig:
     piece_aspects: dict[str, float] = field(default_factory=lambda: dict(PIECE_ASPECTS))
     refine_corners: bool = True
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
+    piece_kind: str | None = None
     duplicate_overlap: float | None = None
 
 
@@ -181,8 +187,12 @@ class Perception:
 
     # --- stages ----------------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Detections:
-        """Stage 1: boxes of cards, tiles and dice."""
-        return self.detector.detect(frame)
+        """Stage 1: boxes of cards, tiles and dice (cards and tiles as `piece_kind` if set)."""
+        detections = self.detector.detect(frame)
+        kind = self.config.piece_kind
+        if kind is None or not len(detections):
+            return detections
+        return detections.with_fields(kinds=np.full(len(detections), kind, object))
 
     def read_dice(self, frame: np.ndarray, detections: Detections) -> Detections:
         """Stage 2: value, colour and value score of every die (crops of the full frame)."""

@@ -123,3 +123,22 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     names = np.array([None, "kings-breakfast/ham", "kings-breakfast/cheese", None, None], object)
     detections = detections.with_fields(corners_px=corners, identities=names)
     assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]
+
+
+@needs_models
+def test_a_one_kind_photo_takes_every_detection_as_that_kind() -> None:
+    """`piece_kind` (scoring photos of one game): a card or die the detector reported on a
+    tiles photo is a tile to identify (or to refuse the photo for), never silently dropped."""
+    from vision.pipeline import PerceptionConfig
+
+    class Fixed:
+        def detect(self, frame: np.ndarray) -> Detections:
+            return make(["card", "die", "tile"])
+
+    perception = Perception(PerceptionConfig(piece_kind="tile"), identify=False)
+    perception.detector = Fixed()  # type: ignore[assignment]
+    detections = perception.detect(np.zeros((64, 64, 3), np.uint8))
+    assert list(detections.kinds) == ["tile", "tile", "tile"]
+    plain = Perception(identify=False)
+    plain.detector = Fixed()  # type: ignore[assignment]
+    assert list(plain.detect(np.zeros((64, 64, 3), np.uint8)).kinds) == ["card", "die", "tile"]

@@ -71,11 +71,19 @@ def test_scoring_photos_are_matched_within_the_game_and_more_strictly() -> None:
     """A scoring photo's pieces are matched only against the scored game's pieces, with the
     stricter photo threshold (a wrong name would change the score), a piece found twice kept
     once; one pipeline per game."""
-    from vision.readers.photos import PHOTO_DUPLICATE_OVERLAP, PHOTO_MIN_SCORE, perception_for
+    from vision.readers.photos import (
+        PHOTO_DETECTION_SCORE,
+        PHOTO_DUPLICATE_OVERLAP,
+        PHOTO_MIN_SCORE,
+        perception_for,
+    )
 
     perception = perception_for("dice-king")
     assert perception.games == ("dice-king",)
     assert perception.config.duplicate_overlap == PHOTO_DUPLICATE_OVERLAP
+    assert perception.config.piece_kind == "card"
+    assert perception_for("cafe-international").config.piece_kind == "tile"
+    assert perception.config.detector.score_thresholds["card"] == PHOTO_DETECTION_SCORE < 0.35
     assert perception.identifier.config.min_score == PHOTO_MIN_SCORE > 0.6
     assert perception_for("dice-king") is perception
     assert perception_for("kings-breakfast") is not perception
