@@ -103,9 +103,9 @@ def _tally(identities: list[str], truth: dict[str, Any], detections: Any) -> Non
 def _same_face(a: str, b: str) -> bool:
     """Equal, or Dice King penalty cards of one value (one face, DK-3: the identifier names
     the class after its first card)."""
-    from engines.dice_king.scoring import _penalty_points
+    from engines.dice_king.catalogue import penalties
 
-    points = _penalty_points()
+    points = {card.id: card.points for card in penalties()}
     ka, kb_ = a.removeprefix("dice-king/"), b.removeprefix("dice-king/")
     return a == b or (ka in points and points.get(ka) == points.get(kb_))
 

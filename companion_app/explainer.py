@@ -52,7 +52,7 @@ class ProcessExplainer:
         self.module_name = EXPLAIN_MODULES[game]
         self._local = importlib.import_module(self.module_name).explain_states
         self._pool: ProcessPoolExecutor | None = None
-        self._failed = False
+        self._local_only = False
         self._guard = threading.Lock()
         pool = self._executor()
         if pool is not None:  # start the worker and import the rules now, not at the first move
@@ -60,7 +60,7 @@ class ProcessExplainer:
 
     def _executor(self) -> ProcessPoolExecutor | None:
         with self._guard:
-            if self._pool is None and not self._failed:
+            if self._pool is None and not self._local_only:
                 try:
                     context = multiprocessing.get_context("spawn")
                     self._pool = ProcessPoolExecutor(
@@ -71,9 +71,9 @@ class ProcessExplainer:
             return self._pool
 
     def _fail(self, error: BaseException) -> None:
-        if not self._failed:
+        if not self._local_only:
             _LOG.warning("rule search worker unavailable, searching in-process: %s", error)
-        self._failed = True
+        self._local_only = True
 
     def __call__(self, before: Any, after: Any, *, visited: bool = False) -> Any:
         pool = self._executor()
@@ -87,9 +87,10 @@ class ProcessExplainer:
         return self._local(before, after, visited=visited)
 
     def close(self) -> None:
-        """Stop the worker process (idempotent)."""
+        """Stop the worker process (idempotent); a later search runs in this process."""
         with self._guard:
             pool, self._pool = self._pool, None
+            self._local_only = True
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 

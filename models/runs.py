@@ -7,7 +7,7 @@ A run folder ``runs/<model>-<name>/`` holds ``args.json`` (the command's argumen
 same scene, so a cache is only ever extended.
 
 Public names: `run_folder`, `scene_folders`, `save_checkpoint`, `load_checkpoint`, `write_json`,
-`held_out_split`, `epoch_checkpoint`.
+`held_out_split`, `epoch_checkpoint`, `one_cycle`, `time_is_up`.
 """
 
 from __future__ import annotations
@@ -132,6 +132,34 @@ def epoch_checkpoint(
     }
 
 
+def one_cycle(
+    net: Any, args: argparse.Namespace, steps_per_epoch: int, *, pct_start: float
+) -> tuple[Any, Any, int, int]:
+    """(optimiser, schedule, epochs, total steps) of a trainer: AdamW and a one-cycle learning
+    rate over ``--epochs`` (one epoch of 3 steps with ``--smoke``)."""
+    import torch
+
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    epochs = 1 if args.smoke else args.epochs
+    max_steps = 3 if args.smoke else steps_per_epoch * epochs
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser, max_lr=args.lr, total_steps=max_steps, pct_start=pct_start
+    )
+    return optimiser, schedule, epochs, max_steps
+
+
+def time_is_up(args: argparse.Namespace, started: float, epoch: int) -> bool:
+    """Whether ``--stop-after`` minutes have passed since `started` (then says so): a time-boxed
+    call (a lent GPU, a CI job) ends at an epoch boundary, and rerunning it resumes there."""
+    import time
+
+    minutes = getattr(args, "stop_after", None)
+    if minutes is None or time.time() - started <= minutes * 60:
+        return False
+    print(f"stopping before epoch {epoch + 1}: --stop-after {minutes} min passed")
+    return True
+
+
 def append_history(folder: Path, line: dict[str, Any]) -> None:
     """Append one epoch's numbers to ``history.jsonl``."""
     with (folder / "history.jsonl").open("a") as f:
@@ -143,8 +171,10 @@ __all__ = [
     "epoch_checkpoint",
     "held_out_split",
     "load_checkpoint",
+    "one_cycle",
     "run_folder",
     "save_checkpoint",
     "scene_folders",
+    "time_is_up",
     "write_json",
 ]

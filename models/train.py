@@ -52,6 +52,16 @@ def _common(parser: argparse.ArgumentParser, model: str) -> None:
     parser.set_defaults(model=model)
 
 
+def _stop_after(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="end at the first epoch boundary after this many minutes (rerun to resume)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m models.train``."""
     parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__)
@@ -80,13 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     detector.add_argument(
         "--workers", type=int, default=0, help="data loader processes (0: load in the trainer)"
     )
-    detector.add_argument(
-        "--stop-after",
-        type=float,
-        default=None,
-        metavar="MINUTES",
-        help="end at the first epoch boundary after this many minutes (rerun to resume)",
-    )
+    _stop_after(detector)
     corners = sub.add_parser("corners", help="the corner refiner (a card's or tile's 4 corners)")
     _common(corners, "corners")
     corners.add_argument(
@@ -95,13 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="share of training quads disturbed far more (turned σ 20°, scaled σ 20 %%)",
     )
-    corners.add_argument(
-        "--stop-after",
-        type=float,
-        default=None,
-        metavar="MINUTES",
-        help="end at the first epoch boundary after this many minutes (rerun to resume)",
-    )
+    _stop_after(corners)
     return parser
 
 

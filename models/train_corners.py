@@ -28,9 +28,11 @@ from models.runs import (
     append_history,
     epoch_checkpoint,
     held_out_split,
+    one_cycle,
     restore_training,
     run_folder,
     save_checkpoint,
+    time_is_up,
     write_json,
 )
 from vision.corner_refiner import (
@@ -287,19 +289,12 @@ def train_corners(args: argparse.Namespace) -> Path:
     scenes = np.unique(data["scene"])
     train_idx, held_idx = held_out_split(data["scene"], args.seed)
     net = CornerRefinerNet(args.width or 16)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = max(1, len(train_idx) // args.batch)
-    epochs = 1 if args.smoke else args.epochs
-    max_steps = 3 if args.smoke else steps_per_epoch * epochs
-    schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimiser, max_lr=args.lr, total_steps=max_steps, pct_start=0.1
-    )
+    optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.1)
     generator = torch.Generator().manual_seed(args.seed)
     start_epoch, step, _ = restore_training(folder, args.init, net, optimiser, schedule)
-    deadline = None if args.stop_after is None else started + 60.0 * args.stop_after
     for epoch in range(start_epoch, epochs):
-        if deadline is not None and time.time() > deadline:
-            print(f"stopping before epoch {epoch + 1}: --stop-after {args.stop_after} min passed")
+        if time_is_up(args, started, epoch):
             break
         net.train()
         # every epoch's order and disturbances follow from (seed, epoch): a resumed run is the same

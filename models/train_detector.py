@@ -29,6 +29,7 @@ from models.runs import (
     restore_training,
     run_folder,
     save_checkpoint,
+    time_is_up,
     write_json,
 )
 
@@ -339,11 +340,8 @@ def train_detector(args: argparse.Namespace) -> Path:
     loader, sampler = _scene_loader(records, size, batch, args.seed, args.workers)
     stopped_early = False
     for epoch in range(start_epoch, epochs):
-        if args.stop_after is not None and time.time() - started > args.stop_after * 60:
-            # A time-boxed call (a lent GPU, a CI job) ends at an epoch boundary; rerunning the
-            # same command resumes here.
+        if time_is_up(args, started, epoch):
             stopped_early = True
-            print(f"stopping before epoch {epoch + 1}: --stop-after {args.stop_after} min passed")
             break
         net.train()
         sampler.epoch = epoch

@@ -29,6 +29,7 @@ from models.runs import (
     append_history,
     epoch_checkpoint,
     held_out_split,
+    one_cycle,
     restore_training,
     run_folder,
     save_checkpoint,
@@ -158,13 +159,8 @@ def train_dice(args: argparse.Namespace) -> Path:
     soft[~readable] = torch.tensor([0.0] + [1 / 6] * 6)
     # --- model
     net = DiceReaderNet(args.width or 16)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = max(1, len(train_idx) // args.batch)
-    epochs = 1 if args.smoke else args.epochs
-    max_steps = 3 if args.smoke else steps_per_epoch * epochs
-    schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimiser, max_lr=args.lr, total_steps=max_steps, pct_start=0.15
-    )
+    optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.15)
     generator = torch.Generator().manual_seed(args.seed)
     start_epoch, step, checkpoint = restore_training(folder, args.init, net, optimiser, schedule)
     if checkpoint is not None:

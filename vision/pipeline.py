@@ -255,8 +255,9 @@ class Perception:
     ) -> tuple[Detections, list[Match | None]]:
         """`identify`, and the `Match` of every row (None for dice, or with nothing identified).
 
-        Looks, each only at the pieces the ones before left unnamed: the detector's corners;
-        the box's edge-turned rectangle (`second_look`); the outline (`outline_look`).
+        Looks, each only at the pieces the ones before left unnamed: the corners given (the
+        rectify stage's); the box's edge-turned rectangle (`second_look`); the outline
+        (`outline_look`).
         """
         if not self.identifies or not np.isin(detections.kinds, ("card", "tile")).any():
             return detections, [None] * len(detections)
@@ -293,7 +294,7 @@ class Perception:
             )
             if len(unsure) == 0:
                 break
-            # each look starts from the detector's own corners (the outline refines those)
+            # each look starts from the corners given (the outline refines those)
             retry = detections[unsure]
             quads = look(retry).astype(np.float32)
             again, again_matches = self.identifier.identify_detailed(
@@ -314,13 +315,8 @@ class Perception:
             identified = identified.with_fields(
                 identities=identities, identity_scores=scores, corners_px=corners
             )
-        overlap = self.config.duplicate_overlap
-        keep = (
-            np.ones(len(identified), bool)
-            if overlap is None
-            else distinct_pieces(identified, overlap)
-        )
-        if not keep.all():
+        if self.config.duplicate_overlap is not None:
+            keep = distinct_pieces(identified, self.config.duplicate_overlap)
             identified = identified[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
         return identified, matches

@@ -47,7 +47,8 @@ class _BrokenPool:
 def test_a_dead_worker_falls_back_to_searching_here(caplog: pytest.LogCaptureFixture) -> None:
     start, after = _deal()
     explainer = ProcessExplainer("kings-breakfast")
-    explainer.close()
+    assert explainer._pool is not None
+    explainer._pool.shutdown(wait=True)  # the real worker goes; a broken one stands in
     explainer._pool = _BrokenPool()  # type: ignore[assignment]
     with caplog.at_level("WARNING"):
         got = explainer(start, observe(after))

@@ -91,6 +91,8 @@ PHOTO_DUPLICATE_OVERLAP = 0.6
 # tables of seeds 8,000,000+ (not the benchmark's): 0.35 → 11.0 % exactly right, 1 made-up
 # score (a tile never detected); 0.25 → 6.5 % right, none made up.
 PHOTO_DETECTION_SCORE = 0.25
+# each game's one kind of piece (`PerceptionConfig.piece_kind`)
+PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
 
 @functools.cache
@@ -101,23 +103,18 @@ def perception_for(game: str | None) -> Any:
     twice kept once (`PHOTO_DUPLICATE_OVERLAP`); loaded once per game."""
     from dataclasses import replace
 
+    from vision.detector import DetectorConfig
     from vision.identify import Identifier, IdentifyConfig
     from vision.pipeline import Perception, PerceptionConfig
 
-    identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
-    kind = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
-    from vision.detector import DetectorConfig
-
     low = PHOTO_DETECTION_SCORE
-    return Perception(
-        PerceptionConfig(
-            detector=DetectorConfig(score_thresholds={"card": low, "tile": low, "die": low}),
-            duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
-            piece_kind=None if game is None else kind.get(game),
-        ),
-        identifier=identifier,
-        games=None if game is None else [game],
+    config = PerceptionConfig(
+        detector=DetectorConfig(score_thresholds={"card": low, "tile": low, "die": low}),
+        duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
+        piece_kind=None if game is None else PIECE_KIND.get(game),
     )
+    identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
+    return Perception(config, identifier=identifier, games=None if game is None else [game])
 
 
 def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tuple[int, int]]:
@@ -182,6 +179,7 @@ __all__ = [
     "PHOTO_DETECTION_SCORE",
     "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
+    "PIECE_KIND",
     "PhotoError",
     "detections_from_json",
     "parse_player_photos",
