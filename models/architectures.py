@@ -6,6 +6,7 @@
   kind (card, tile, die), box size (w, h in stride units, log-space), centre offset, and 4 corner
   offsets (8 values, relative to the centre, in stride units) for cards and tiles.
 
+- `TopFaceNet`: a small encoder–decoder on a square die crop → where its top face is (a mask).
 - `CornerRefinerNet`: a small CNN on a piece warped onto a canonical canvas (its rough quad an
   upright rectangle of its aspect in the middle) → where each of the 4 true corners lies.
 
@@ -188,6 +189,46 @@ class CornerRefinerNet(nn.Module):
         return (xy / 96.0).flatten(1)
 
 
+class TopFaceNet(nn.Module):
+    """Die crop (B, 3, 48, 48) in [0, 1] BGR → top-face mask logits (B, 1, 24, 24).
+
+    An encoder down to 6 × 6 (each cell sees the whole die: which face is on top is a question
+    about the whole cube) and a decoder back to stride 2 with skip connections.
+    """
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.stem = _conv(3, w, 2)  # 24
+        self.s4 = nn.Sequential(_dw(w, 2 * w, 2), _dw(2 * w, 2 * w))  # 12
+        self.s8 = nn.Sequential(_dw(2 * w, 4 * w, 2), _dw(4 * w, 4 * w), _dw(4 * w, 4 * w))  # 6
+        self.lat4 = nn.Conv2d(4 * w, 2 * w, 1)
+        self.fuse4 = _dw(2 * w, 2 * w)
+        self.lat2 = nn.Conv2d(2 * w, w, 1)
+        self.fuse2 = _dw(w, w)
+        self.mask = nn.Conv2d(w, 1, 3, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f2 = self.stem(x)
+        f4 = self.s4(f2)
+        f8 = self.s8(f4)
+        up = nn.functional.interpolate(self.lat4(f8), scale_factor=2.0, mode="nearest")
+        p4 = self.fuse4(f4 + up)
+        up = nn.functional.interpolate(self.lat2(p4), scale_factor=2.0, mode="nearest")
+        return self.mask(self.fuse2(f2 + up))
+
+
+class ExportTopFace(nn.Module):
+    """`TopFaceNet` for ONNX: the top-face probability map (B, 1, 24, 24)."""
+
+    def __init__(self, net: TopFaceNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.net(x))
+
+
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -198,6 +239,8 @@ __all__ = [
     "CenterNetDetector",
     "CornerRefinerNet",
     "DiceReaderNet",
+    "ExportTopFace",
+    "TopFaceNet",
     "ExportDetector",
     "ExportDiceReader",
     "count_parameters",

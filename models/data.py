@@ -326,6 +326,140 @@ def extract_dice_crops(
     }
 
 
+def _jittered_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
+    """A die box as an imperfect detector gives it: centre and sides disturbed a little."""
+    centre, side = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
+    c = centre + rng.normal(0, 0.07, 2) * side.max()
+    s = side * rng.uniform(0.85, 1.25) * rng.uniform(0.92, 1.08, 2)
+    return np.concatenate([c - s / 2, c + s / 2])
+
+
+TOP_FACE_ARRAYS = ("crops", "masks", "faces", "values", "colours", "scene", "readable")
+
+
+def extract_top_faces(
+    folders: list[Path],
+    *,
+    seed: int,
+    crop_size: int = 48,
+    face_size: int = 32,
+    margin: float = 0.2,
+    face_margin: float = 0.12,
+    corner_noise: float = 0.05,
+    negatives: int = 1,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Training data of the top-face locator and the face reader (`vision.top_face`).
+
+    For each target die whose top face is at least 90 % visible: a crop around an imperfect box
+    (cut as `crop_dice` cuts it) with the top face's mask in crop pixels, and the top face
+    rectified from the scene's true top-face corners, disturbed as a locator would (the quad
+    shifted by N(0, `corner_noise`) of the face's size and scaled by U(0.85, 1.15), then each
+    corner moved by N(0, `corner_noise`)). Each scene also gives `negatives` rectified patches of
+    the table away from the dice (value 0: no face). Arrays: ``crops`` (N, C, C, 3) uint8,
+    ``masks`` (N, C, C) uint8 (0–255), ``faces`` (N, F, F, 3) uint8, ``values`` (N,) 0–6,
+    ``colours`` (N,) 0–3, ``scene`` (N,), ``readable`` (N,) bool. Negatives have an empty mask.
+    """
+    import cv2
+    from tqdm import tqdm
+
+    from vision.dice_reader import crop_dice
+    from vision.top_face import crop_geometry, mask_targets, rectify_faces
+
+    rng = np.random.default_rng(seed)
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in TOP_FACE_ARRAYS}
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    for scene_index, record in enumerate(tqdm(records, desc="top faces", disable=not progress)):
+        dice = [
+            o
+            for o in record.truth["objects"]
+            if o["kind"] == "die" and o.get("box") and o.get("corners")
+        ]
+        targets = [
+            o for o in dice if o.get("target") and float(o.get("top_visible_fraction", 1)) >= 0.9
+        ]
+        if not targets and not negatives:
+            continue
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        effects = record.truth.get("params", {}).get("effects")
+        boxes, quads, face_quads, labels = [], [], [], []
+        for o in targets:
+            box = _jittered_box(rng, np.array(o["box"], np.float64))
+            quad = np.array(o["corners"], np.float64).reshape(4, 2)
+            size = float(np.sqrt(max(cv2.contourArea(quad.astype(np.float32)), 1.0)))
+            boxes.append(box)
+            quads.append(quad)
+            # a located quad is off by a few percent at each corner, and often a little too
+            # large or too small as a whole (the locator's mask at 48 px is coarse)
+            centre = quad.mean(axis=0) + rng.normal(0, corner_noise * size, 2)
+            grown = (quad - quad.mean(axis=0)) * rng.uniform(0.85, 1.15)
+            face_quads.append(centre + grown + rng.normal(0, corner_noise * size, (4, 2)))
+            labels.append(
+                (
+                    int(o["value"]),
+                    COLOUR_INDEX.get(o.get("colour"), 0),
+                    die_is_readable(o, effects),
+                )
+            )
+        negative_quads = []
+        all_boxes = np.array([o["box"] for o in dice], np.float64).reshape(-1, 4)
+        typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 30.0
+        for _ in range(negatives):
+            for _attempt in range(10):
+                half = float(typical) * float(rng.uniform(0.3, 0.8)) / 2
+                c = rng.uniform([0, 0], [w, h])
+                box = np.array([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
+                if not (_box_iou(box, all_boxes) > 0.0).any():
+                    angle = rng.uniform(0, np.pi / 2)
+                    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * half
+                    turn = np.array(
+                        [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
+                    )
+                    negative_quads.append(c + corners @ turn.T * rng.uniform(0.8, 1.2, (4, 2)))
+                    break
+        if boxes:
+            box_array = np.array(boxes)
+            centres, scales = crop_geometry(box_array, size=crop_size, margin=margin)
+            in_crop = (np.array(quads) - centres[:, None]) * scales[:, None, None] + crop_size / 2
+            parts["crops"].append(crop_dice(image, box_array, size=crop_size, margin=margin))
+            parts["masks"].append(mask_targets(in_crop, crop_size))
+            parts["faces"].append(
+                rectify_faces(image, np.array(face_quads), size=face_size, margin=face_margin)
+            )
+            parts["values"].append(np.array([v for v, _, _ in labels], np.int64))
+            parts["colours"].append(np.array([c for _, c, _ in labels], np.int64))
+            parts["readable"].append(np.array([r for _, _, r in labels], bool))
+            parts["scene"].append(np.full(len(labels), scene_index, np.int64))
+        if negative_quads:
+            k = len(negative_quads)
+            parts["crops"].append(np.zeros((k, crop_size, crop_size, 3), np.uint8))
+            parts["masks"].append(np.zeros((k, crop_size, crop_size), np.uint8))
+            parts["faces"].append(
+                rectify_faces(image, np.array(negative_quads), size=face_size, margin=face_margin)
+            )
+            parts["values"].append(np.zeros(k, np.int64))
+            parts["colours"].append(np.zeros(k, np.int64))
+            parts["readable"].append(np.ones(k, bool))
+            parts["scene"].append(np.full(k, scene_index, np.int64))
+    shapes = {
+        "crops": (0, crop_size, crop_size, 3),
+        "masks": (0, crop_size, crop_size),
+        "faces": (0, face_size, face_size, 3),
+    }
+    return {
+        k: np.concatenate(v)
+        if v
+        else np.zeros(shapes.get(k, (0,)), np.uint8 if k in shapes else np.int64)
+        for k, v in parts.items()
+    }
+
+
 def mine_false_dice(
     folders: list[Path],
     detector_model: Path,

@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.detections import KINDS, Detections
 from vision.detector import DetectorConfig
-from vision.pipeline import Perception, PerceptionConfig
+from vision.pipeline import TOP_FACE_MODES, Perception, PerceptionConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 WEBCAM = ROOT.parent / "shared" / "datasets" / "dice-webcam"
@@ -368,15 +368,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--detector-model", type=Path, default=None)
     parser.add_argument("--dice-model", type=Path, default=None)
     parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
+    parser.add_argument(
+        "--top-face",
+        choices=TOP_FACE_MODES,
+        default=PerceptionConfig().top_face,
+        help="how the top-face reader joins the whole-die reader",
+    )
     args = parser.parse_args(argv)
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
     # run the detector with low thresholds so precision/recall can be swept afterwards
     low = DetectorConfig(score_thresholds={k: SWEEP_THRESHOLD for k in thresholds})
-    config = PerceptionConfig(detector=low, use_pip_veto=args.pip_veto)
+    config = PerceptionConfig(detector=low, use_pip_veto=args.pip_veto, top_face=args.top_face)
     perception = Perception(config, detector_model=args.detector_model, dice_model=args.dice_model)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary: dict[str, Any] = {"thresholds": thresholds, "pip_veto": args.pip_veto}
+    summary: dict[str, Any] = {
+        "thresholds": thresholds,
+        "pip_veto": args.pip_veto,
+        "top_face": args.top_face,
+    }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:
         if not args.synthetic.exists():

@@ -50,6 +50,32 @@ def export_dice_reader(
     return out
 
 
+def export_top_face(net: Any, out: Path, *, size: int) -> Path:
+    """Write the top-face locator: input ``crops`` (n, 3, size, size) → ``mask`` (n, 1, s/2, s/2)
+    probabilities (`models.architectures.ExportTopFace`)."""
+    import torch
+
+    from models.architectures import ExportTopFace
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model = ExportTopFace(net.eval()).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model,
+            (torch.zeros(1, 3, size, size),),
+            str(out),
+            input_names=["crops"],
+            output_names=["mask"],
+            dynamic_axes={"crops": {0: "n"}, "mask": {0: "n"}},
+            opset_version=17,
+            dynamo=False,
+        )
+    _check(out)
+    return out
+
+
 def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = None) -> Path:
     """Write the detector: input ``image`` (1, 3, H, W) → ``heatmap``, ``size``, ``offset``,
     ``corners`` at stride 8 (see `models.architectures.ExportDetector`)."""

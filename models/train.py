@@ -1,4 +1,4 @@
-"""Train our models: ``python -m models.train dice|detector|corners …``.
+"""Train our models: ``python -m models.train dice|detector|corners|top-face …``.
 
 One command per model. Each run lives in ``runs/<model>-<name>/`` (git-ignored): the rendered
 scene cache it used, a checkpoint after every epoch (``checkpoint.pt``; a rerun with the same
@@ -11,6 +11,7 @@ Examples::
     python -m models.train dice --name v1 --scenes 4000 --epochs 12
     python -m models.train detector --name v1 --scenes 4000 --epochs 20
     python -m models.train corners --name v1 --cache runs/cache/train_s1 --epochs 8
+    python -m models.train top-face --name v1 --cache runs/cache/train_close_s5 --epochs 10
     python -m models.train dice --smoke --out /tmp/dice.onnx
 """
 
@@ -100,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of training quads disturbed far more (turned σ 20°, scaled σ 20 %%)",
     )
     _stop_after(corners)
+    top_face = sub.add_parser(
+        "top-face", help="the dice top-face locator and the reader of rectified top faces"
+    )
+    _common(top_face, "top-face")
+    _stop_after(top_face)
     return parser
 
 
@@ -116,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         from models.train_dice import train_dice
 
         train_dice(args)
+    elif args.model == "top-face":
+        from models.train_top_face import train_top_face
+
+        train_top_face(args)
     elif args.model == "corners":
         from models.train_corners import train_corners
 

@@ -39,15 +39,17 @@ from models.runs import (
 DEFAULT_OUT = Path(__file__).resolve().parent / "dice_reader.onnx"
 
 
-def _augment(x: Any, generator: Any) -> Any:
-    """Label-preserving camera augmentation of a (B, 3, S, S) batch in [0, 1]."""
+def _augment(x: Any, generator: Any, *, mirror: bool = True) -> Any:
+    """Label-preserving camera augmentation of a (B, 3, S, S) batch in [0, 1] (`mirror`: half
+    of the images mirrored left to right)."""
     import torch
     import torch.nn.functional as F
 
     b, _, s, _ = x.shape
     out = x.clone()
-    flip = torch.rand(b, generator=generator) < 0.5
-    out[flip] = out[flip].flip(3)
+    if mirror:
+        flip = torch.rand(b, generator=generator) < 0.5
+        out[flip] = out[flip].flip(3)
     # small dice: down to 14–30 px and back up
     small = torch.rand(b, generator=generator) < 0.3
     if small.any():

@@ -143,6 +143,11 @@ def draw_die(image: np.ndarray, camera: Camera, light: Light, die: PlacedPiece) 
     )
     eye = camera.position
     to_light = _light_vector(light)
+    # soft light (a room's walls and ceiling) fills the side faces: under it a white die's sides are
+    # nearly as bright as its top, as on real webcam photos, so brightness alone cannot tell the top
+    # face from the sides (with hard light only, the die reader learned that cue and read real 4s as
+    # 5s: a side face's pip counted with the top's)
+    side_fill = 0.5 + 0.4 * light.shadow_softness
     rounding = _art.die_rounding(die.die_style)
     for name in ("front", "right", "back", "left", "top"):
         corners = geometry.faces[name]
@@ -152,7 +157,7 @@ def draw_die(image: np.ndarray, camera: Camera, light: Light, die: PlacedPiece) 
         quad = camera.project_pinhole(corners)
         texture = _art.die_face(values[name], die.die_style, _texture_size(quad))
         lambert = max(0.0, float(np.dot(normal, to_light)))
-        shade = 0.5 + 0.55 * lambert if name != "top" else 0.78 + 0.3 * lambert
+        shade = side_fill + 0.55 * lambert if name != "top" else 0.78 + 0.3 * lambert
         _raster.warp_quad(image, texture, quad, shade=min(shade, 1.12))
     # bevel: a soft darker outline, thicker for rounded dice
     thickness = max(1, round(px_per_mm * s * (0.02 + 0.06 * rounding)))
