@@ -275,13 +275,13 @@ def train_top_face(args: argparse.Namespace) -> tuple[Path, Path] | None:
     locator, locator_metrics = located
     reader, reader_metrics = read
     value_t, colour_t = reader_metrics.pop("_temperatures")
-    smoke_dir = folder if args.smoke else None
-    locator_out = (smoke_dir / "dice_top_face.onnx") if smoke_dir else (args.out or DEFAULT_LOCATOR)
+    # --out names the locator's file; the face reader is written beside it
+    locator_out = Path(
+        args.out or (folder / "dice_top_face.onnx" if args.smoke else DEFAULT_LOCATOR)
+    )
     reader_out = (
-        (smoke_dir / "dice_face_reader.onnx")
-        if smoke_dir
-        else Path(args.out).with_name("dice_face_reader.onnx")
-        if args.out
+        locator_out.with_name("dice_face_reader.onnx")
+        if args.out or args.smoke
         else DEFAULT_FACE_READER
     )
     export_top_face(locator, locator_out, size=CROP_SIZE)

@@ -80,6 +80,8 @@ def crop_dice(
 
 def _padded_patch(frame: np.ndarray, x1: int, y1: int, side: int) -> np.ndarray:
     h, w = frame.shape[:2]
+    if x1 >= 0 and y1 >= 0 and x1 + side <= w and y1 + side <= h:
+        return frame[y1 : y1 + side, x1 : x1 + side]  # inside the frame: a view, no copy
     xs = np.clip(np.arange(x1, x1 + side), 0, w - 1)
     ys = np.clip(np.arange(y1, y1 + side), 0, h - 1)
     return frame[ys[:, None], xs[None, :]]
@@ -94,12 +96,14 @@ class DieReadings:
         colours: (n,) object ``r``/``g``/``b``/None.
         scores: (n,) float32 ``p(value) × p(colour)``.
         value_probabilities: (n, 7) float32, class 0 = not a die.
+        colour_probabilities: (n, 4) float32 none/r/g/b, or None when not known.
     """
 
     values: np.ndarray
     colours: np.ndarray
     scores: np.ndarray
     value_probabilities: np.ndarray
+    colour_probabilities: np.ndarray | None = None
 
 
 class DiceReader:
@@ -141,6 +145,7 @@ class DiceReader:
                 np.empty(0, object),
                 np.zeros(0, np.float32),
                 np.zeros((0, 7), np.float32),
+                np.zeros((0, 4), np.float32),
             )
         value_parts, colour_parts = [], []
         for start in range(0, n, self.config.batch):
@@ -158,7 +163,9 @@ class DiceReader:
             colours[i] = COLOUR_CLASSES[int(c)]
         scores = value_p[np.arange(n), values] * colour_p[np.arange(n), colour_index]
         scores[values == 0] = 0.0
-        return DieReadings(values.astype(np.int64), colours, scores.astype(np.float32), value_p)
+        return DieReadings(
+            values.astype(np.int64), colours, scores.astype(np.float32), value_p, colour_p
+        )
 
     def read(self, frame: np.ndarray, boxes_xyxy: np.ndarray) -> DieReadings:
         """Read the dice in `boxes_xyxy` of a uint8 BGR frame (H, W, 3), at full resolution."""

@@ -52,6 +52,7 @@ class TopFaceConfig:
         pip_face_margin: its margin (less than the reader's: the counter has no notion of a
             neighbouring face's pips showing at the edge).
         batch: most crops per model call.
+        threads: onnxruntime threads per model (the live app leaves a core to the preview).
     """
 
     crop_size: int = 48
@@ -63,6 +64,7 @@ class TopFaceConfig:
     pip_face_size: int = 48
     pip_face_margin: float = 0.06
     batch: int = 64
+    threads: int = 2
 
 
 def crop_geometry(
@@ -200,13 +202,13 @@ class TopFaceReadings:
         return ~np.isnan(self.quads_px[:, 0, 0])
 
 
-def _session(path: Path, what: str):  # type: ignore[no-untyped-def]
+def _session(path: Path, what: str, threads: int):  # type: ignore[no-untyped-def]
     import onnxruntime as ort
 
     if not path.is_file():
         raise ModelError(f"{what} model not found: {path}")
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
+    options.intra_op_num_threads = max(1, threads)
     options.inter_op_num_threads = 1
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -229,10 +231,14 @@ class TopFaceReader:
     ) -> None:
         self.config = config or TopFaceConfig()
         self._locator = _session(
-            Path(locator_path) if locator_path else DEFAULT_LOCATOR, "top-face locator"
+            Path(locator_path) if locator_path else DEFAULT_LOCATOR,
+            "top-face locator",
+            self.config.threads,
         )
         self._reader = _session(
-            Path(face_reader_path) if face_reader_path else DEFAULT_FACE_READER, "face reader"
+            Path(face_reader_path) if face_reader_path else DEFAULT_FACE_READER,
+            "face reader",
+            self.config.threads,
         )
 
     def locate(self, frame: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:

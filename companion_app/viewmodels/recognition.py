@@ -347,11 +347,13 @@ def load_recognition(
         from vision.corner_refiner import CornerRefinerConfig
         from vision.detector import DetectorConfig
         from vision.pipeline import Perception, PerceptionConfig
+        from vision.top_face import TopFaceConfig
 
         # one thread: the other core draws the preview
         config = PerceptionConfig(
             detector=DetectorConfig(threads=1),
             corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
+            top_face_reader=TopFaceConfig(threads=1),
         )
         perception = Perception(config, detector_model=path, identify=False)  # identified below
     except (ImportError, ValueError) as error:  # ModelError is a ValueError

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from models.data import CLOSE_DICE_CAMERA, MIXES, render_training_scene
@@ -37,3 +40,22 @@ def test_an_unknown_mix_is_refused_by_name() -> None:
     assert "dice-close" in MIXES
     with pytest.raises(ValueError, match="unknown scene mix 'dice-far'"):
         render_training_scene(5, 0, mix="dice-far")
+
+
+def test_top_face_samples_mark_each_dies_top_face(tmp_path: Path) -> None:
+    from models.data import build_scene_cache, extract_top_faces
+
+    folder = build_scene_cache(tmp_path / "close", 4, seed=3, mix="dice-close", progress=False)
+    data = extract_top_faces([folder], seed=1, progress=False)
+    dice = data["values"] > 0
+    assert dice.sum() >= 4 and (~dice).sum() >= 1
+    fractions = (data["masks"] >= 128).mean(axis=(1, 2))
+    # a die's top face is a good part of its crop, never all of it (the sides and table show)
+    assert ((fractions[dice] > 0.03) & (fractions[dice] < 0.7)).all()
+    assert (fractions[~dice] == 0).all() and (data["colours"][~dice] == 0).all()
+    # the marked pixels are the die's lit top face: brighter on average than the crop's rest
+    pairs = list(zip(data["crops"][dice], data["masks"][dice], strict=True))
+    marked = [c[m >= 128].mean() for c, m in pairs]
+    rest = [c[m < 128].mean() for c, m in pairs]
+    assert np.mean(np.array(marked) > np.array(rest)) > 0.6
+    assert data["faces"].shape[1:] == (32, 32, 3)

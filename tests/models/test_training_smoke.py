@@ -160,3 +160,22 @@ def test_corner_refiner_smoke_training_exports_a_working_refiner(tmp_path: Path)
     # resumable: the patches and the checkpoint are found again
     assert main([*argv, "--threads", "1", "--batch", "4"]) == 0
     assert (tmp_path / "corners-smoke" / "pieces.npy").exists()
+
+
+def test_top_face_smoke_training_exports_a_working_locator_and_reader(tmp_path: Path) -> None:
+    from models.train import main
+    from vision.top_face import TopFaceReader
+
+    out = tmp_path / "out" / "dice_top_face.onnx"
+    argv = ["top-face", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    assert main([*argv, "--threads", "1"]) == 0
+    reader = TopFaceReader(out, out.with_name("dice_face_reader.onnx"))
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    readings = reader.read(frame, np.array([[50.0, 40.0, 90.0, 80.0]]))
+    assert readings.quads_px.shape == (1, 4, 2)
+    faces = reader.read_faces(np.zeros((2, 32, 32, 3), np.uint8))[0]
+    np.testing.assert_allclose(faces.sum(axis=1), 1.0, atol=1e-4)
+    # both phases resume from their checkpoints
+    assert (tmp_path / "top-face-smoke" / "locator" / "checkpoint.pt").exists()
+    assert (tmp_path / "top-face-smoke" / "reader" / "checkpoint.pt").exists()
+    assert main([*argv, "--threads", "1"]) == 0

@@ -200,3 +200,27 @@ def test_a_sure_pip_count_is_evidence_in_the_product() -> None:
         np.array([0.5], np.float32),
     )
     assert combine_readings(whole, unsure, "product", pip_likelihood=0.8).values.tolist() == [5]
+
+
+def test_colour_odds_of_both_readers_are_multiplied() -> None:
+    whole = _whole([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])
+    whole = DieReadings(
+        whole.values,
+        np.array(["g"], object),
+        whole.scores,
+        whole.value_probabilities,
+        np.array([[0.0, 0.1, 0.8, 0.1]], np.float32),  # sure it is green
+    )
+    faces = _faces([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]], [True])
+    faces = TopFaceReadings(
+        faces.quads_px,
+        faces.value_probabilities,
+        np.array([[0.0, 0.45, 0.4, 0.15]], np.float32),  # leans red, barely
+        faces.pip_counts,
+        faces.pip_confidences,
+    )
+    combined = combine_readings(whole, faces, "product")
+    assert combined.colours.tolist() == ["g"]
+    # without the whole-die reader's colour odds, the face's colour is taken: red
+    no_odds = DieReadings(whole.values, whole.colours, whole.scores, whole.value_probabilities)
+    assert combine_readings(no_odds, faces, "product").colours.tolist() == ["r"]
