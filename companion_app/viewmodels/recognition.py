@@ -353,7 +353,7 @@ def load_recognition(
         config = PerceptionConfig(
             detector=DetectorConfig(threads=1),
             corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
-            top_face_reader=TopFaceConfig(threads=1),
+            top_face_reader=TopFaceConfig(threads=1, views=1),
         )
         perception = Perception(config, detector_model=path, identify=False)  # identified below
     except (ImportError, ValueError) as error:  # ModelError is a ValueError

@@ -16,9 +16,11 @@ from vision.pipeline import combine_readings
 from vision.top_face import (
     DEFAULT_FACE_READER,
     DEFAULT_LOCATOR,
+    TopFaceConfig,
     TopFaceReader,
     TopFaceReadings,
     crop_geometry,
+    face_views,
     mask_targets,
     order_quad,
     quad_from_mask,
@@ -224,3 +226,27 @@ def test_colour_odds_of_both_readers_are_multiplied() -> None:
     # without the whole-die reader's colour odds, the face's colour is taken: red
     no_odds = DieReadings(whole.values, whole.colours, whole.scores, whole.value_probabilities)
     assert combine_readings(no_odds, faces, "product").colours.tolist() == ["r"]
+
+
+def test_face_views_are_the_turns_and_mirror_images() -> None:
+    faces = np.arange(2 * 4 * 4 * 3, dtype=np.uint8).reshape(2, 4, 4, 3)
+    assert face_views(faces, 1).shape == (2, 4, 4, 3)
+    eight = face_views(faces, 8)
+    assert eight.shape == (16, 4, 4, 3)
+    np.testing.assert_array_equal(eight[:2], faces)  # view by view: the first is the faces
+    np.testing.assert_array_equal(eight[2:4], faces[:, ::-1, ::-1])  # then the half turn
+    np.testing.assert_array_equal(eight[8:10], faces[:, :, ::-1])  # then the mirror images
+    with pytest.raises(ValueError, match="views must be one of"):
+        face_views(faces, 3)
+    with pytest.raises(ValueError, match="views must be one of"):
+        TopFaceReader(config=TopFaceConfig(views=5))
+
+
+def test_eight_views_read_a_face_the_same_however_it_is_turned() -> None:
+    frame, box = drawn_die(3, side=64)
+    x1, y1, x2, y2 = box[0]
+    quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+    face = rectify_faces(frame, quad[None], size=32)
+    turned = np.ascontiguousarray(np.rot90(face, 1, axes=(1, 2)))
+    reader = TopFaceReader(config=TopFaceConfig(views=8))
+    np.testing.assert_allclose(reader.read_faces(face)[0], reader.read_faces(turned)[0], atol=1e-5)
