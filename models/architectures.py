@@ -190,15 +190,19 @@ class CornerRefinerNet(nn.Module):
 
 
 class TopFaceNet(nn.Module):
-    """Die crop (B, 3, 48, 48) in [0, 1] BGR → top-face mask logits (B, 1, 24, 24).
+    """Die crop (B, 3, 48, 48) in [0, 1] BGR → top-face mask logits (B, 1, 48/s, 48/s).
 
     An encoder down to 6 × 6 (each cell sees the whole die: which face is on top is a question
-    about the whole cube) and a decoder back to stride 2 with skip connections.
+    about the whole cube) and a decoder back to stride `mask_stride` (2, or 1: full resolution,
+    with a full-resolution skip) with skip connections.
     """
 
-    def __init__(self, width: int = 16) -> None:
+    def __init__(self, width: int = 16, mask_stride: int = 1) -> None:
         super().__init__()
+        if mask_stride not in (1, 2):
+            raise ValueError(f"mask_stride must be 1 or 2, not {mask_stride}")
         w = width
+        self.mask_stride = mask_stride
         self.stem = _conv(3, w, 2)  # 24
         self.s4 = nn.Sequential(_dw(w, 2 * w, 2), _dw(2 * w, 2 * w))  # 12
         self.s8 = nn.Sequential(_dw(2 * w, 4 * w, 2), _dw(4 * w, 4 * w), _dw(4 * w, 4 * w))  # 6
@@ -206,7 +210,14 @@ class TopFaceNet(nn.Module):
         self.fuse4 = _dw(2 * w, 2 * w)
         self.lat2 = nn.Conv2d(2 * w, w, 1)
         self.fuse2 = _dw(w, w)
-        self.mask = nn.Conv2d(w, 1, 3, 1, 1)
+        if mask_stride == 1:
+            half = max(4, w // 2)
+            self.full = _conv(3, half)  # 48: edges at the crop's own resolution
+            self.lat1 = nn.Conv2d(w, half, 1)
+            self.fuse1 = _dw(half, half)
+            self.mask = nn.Conv2d(half, 1, 3, 1, 1)
+        else:
+            self.mask = nn.Conv2d(w, 1, 3, 1, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         f2 = self.stem(x)
@@ -215,11 +226,15 @@ class TopFaceNet(nn.Module):
         up = nn.functional.interpolate(self.lat4(f8), scale_factor=2.0, mode="nearest")
         p4 = self.fuse4(f4 + up)
         up = nn.functional.interpolate(self.lat2(p4), scale_factor=2.0, mode="nearest")
-        return self.mask(self.fuse2(f2 + up))
+        p2 = self.fuse2(f2 + up)
+        if self.mask_stride == 2:
+            return self.mask(p2)
+        up = nn.functional.interpolate(self.lat1(p2), scale_factor=2.0, mode="bilinear")
+        return self.mask(self.fuse1(self.full(x) + up))
 
 
 class ExportTopFace(nn.Module):
-    """`TopFaceNet` for ONNX: the top-face probability map (B, 1, 24, 24)."""
+    """`TopFaceNet` for ONNX: the top-face probability map (B, 1, 48/s, 48/s)."""
 
     def __init__(self, net: TopFaceNet) -> None:
         super().__init__()

@@ -51,8 +51,8 @@ def export_dice_reader(
 
 
 def export_top_face(net: Any, out: Path, *, size: int) -> Path:
-    """Write the top-face locator: input ``crops`` (n, 3, size, size) → ``mask`` (n, 1, s/2, s/2)
-    probabilities (`models.architectures.ExportTopFace`)."""
+    """Write the top-face locator: input ``crops`` (n, 3, size, size) → ``mask`` (n, 1, m, m)
+    probabilities, m = size / the net's mask stride (`models.architectures.ExportTopFace`)."""
     import torch
 
     from models.architectures import ExportTopFace

@@ -105,6 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
         "top-face", help="the dice top-face locator and the reader of rectified top faces"
     )
     _common(top_face, "top-face")
+    top_face.add_argument(
+        "--mask-stride",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="the locator's mask resolution: 1 = the crop's (48 px), 2 = half (v1, v2)",
+    )
     _stop_after(top_face)
     return parser
 

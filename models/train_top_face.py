@@ -139,7 +139,7 @@ def _train_locator(
     train_idx, held_idx = dice[train_rows], dice[held_rows]
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     masks = torch.from_numpy(data["masks"])[:, None]
-    net = TopFaceNet(args.width or 16)
+    net = TopFaceNet(args.width or 16, mask_stride=args.mask_stride)
 
     def step_loss(idx: Any, generator: Any) -> Any:
         x = crops[idx].float() / 255.0
@@ -147,7 +147,7 @@ def _train_locator(
         flip = torch.rand(len(idx), generator=generator) < 0.5
         x[flip], y[flip] = x[flip].flip(3), y[flip].flip(3)
         x = _augment(x, generator, mirror=False)
-        target = F.avg_pool2d(y, 2)
+        target = F.avg_pool2d(y, 2) if args.mask_stride == 2 else y
         logits = net(x)
         bce = F.binary_cross_entropy_with_logits(logits, target)
         p = torch.sigmoid(logits)

@@ -1,7 +1,8 @@
 """Pixels to game observations: frames → detections → rectified faces → identities → observations.
 
 Stages, each a module with its own tests: `frames` (camera, video and folder sources),
-`detector` (ONNX boxes and corners), `dice_reader` and `pips` (die value and colour), `rectify`
+`detector` (ONNX boxes and corners), `dice_reader`, `top_face` and `pips` (die value and colour:
+the whole die, then its top face located, rectified and read on its own), `rectify`
 and `identify` (card and tile faces against the `gallery`), `pipeline` (`Perception`, the
 orchestrator), `voting` (one identity per physical piece over frames), `readers/` (detections →
 a game's observation), `tracker` (stable observations → explained actions or a question) and
