@@ -197,7 +197,7 @@ class TopFaceNet(nn.Module):
     with a full-resolution skip) with skip connections.
     """
 
-    def __init__(self, width: int = 16, mask_stride: int = 1) -> None:
+    def __init__(self, width: int = 16, mask_stride: int = 2) -> None:
         super().__init__()
         if mask_stride not in (1, 2):
             raise ValueError(f"mask_stride must be 1 or 2, not {mask_stride}")

@@ -109,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mask-stride",
         type=int,
         choices=(1, 2),
-        default=1,
-        help="the locator's mask resolution: 1 = the crop's (48 px), 2 = half (v1, v2)",
+        default=2,
+        help="the locator's mask resolution: 2 = half the crop's (the committed v2), 1 = full",
     )
     _stop_after(top_face)
     return parser
