@@ -36,6 +36,7 @@ Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `similarity`,
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -632,11 +633,17 @@ class Identifier:
             members = np.flatnonzero(bank.classes == best)
             ref = int(members[np.argmax(per_ref[q, members])])
             accepted = bool(decided[q]) and bank.class_identity[best] is not None
+            # lazily: the first top_k named classes in score order, not all of the gallery's
             candidates = tuple(
-                (bank.class_labels[int(c)], round(float(per_class[q, c]), 4))
-                for c in order[q]
-                if np.isfinite(per_class[q, c]) and bank.class_identity[int(c)] is not None
-            )[: config.top_k]
+                itertools.islice(
+                    (
+                        (bank.class_labels[int(c)], round(float(per_class[q, c]), 4))
+                        for c in order[q]
+                        if np.isfinite(per_class[q, c]) and bank.class_identity[int(c)] is not None
+                    ),
+                    config.top_k,
+                )
+            )
             out.append(
                 Match(
                     identity=bank.class_identity[best] if accepted else None,
