@@ -241,6 +241,12 @@ def main() -> None:
     )
     parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--csv", type=Path, help="write one row per table")
+    parser.add_argument(
+        "--seed-base",
+        type=int,
+        default=SEED_BASE,
+        help="first table's seed (other seeds than the benchmark's, to choose settings on)",
+    )
     args = parser.parse_args()
     rows = []
     global PERCEPTION
@@ -261,7 +267,7 @@ def main() -> None:
         start = time.perf_counter()
         counts = {"right": 0, "refused": 0, "wrong": 0}
         for k in range(args.tables):
-            seed = SEED_BASE + k
+            seed = args.seed_base + k
             truth: dict[str, Any]
             try:
                 outcome, got, truth = GAMES[game](seed, args.render)
@@ -287,7 +293,7 @@ def main() -> None:
             )
     if args.render and "cafe-international" in args.games:
         start = time.perf_counter()
-        outcomes = [ci_registration(SEED_BASE + k)[0] for k in range(args.tables)]
+        outcomes = [ci_registration(args.seed_base + k)[0] for k in range(args.tables)]
         print(
             f"{'café board markers':<20} tables {args.tables:>4}  registered right "
             f"{100 * outcomes.count('right') / args.tables:6.2f} %  refused "
