@@ -250,3 +250,18 @@ def test_eight_views_read_a_face_the_same_however_it_is_turned() -> None:
     turned = np.ascontiguousarray(np.rot90(face, 1, axes=(1, 2)))
     reader = TopFaceReader(config=TopFaceConfig(views=8))
     np.testing.assert_allclose(reader.read_faces(face)[0], reader.read_faces(turned)[0], atol=1e-5)
+
+
+def test_rectify_faces_survives_degenerate_and_outside_quads() -> None:
+    frame = np.full((50, 50, 3), 90, np.uint8)
+    quads = np.array(
+        [
+            [[0, 0], [10, 10], [20, 20], [30, 30]],  # a line
+            [[5, 5], [5, 5], [5, 5], [5, 5]],  # a point
+            [[-80, -80], [200, -80], [200, 200], [-80, 200]],  # far beyond the frame
+        ],
+        np.float64,
+    )
+    faces = rectify_faces(frame, quads, size=32)
+    assert faces.shape == (3, 32, 32, 3)
+    assert faces[2].min() == 90  # the frame's border repeated, nothing made up
