@@ -60,7 +60,8 @@ def _data(folder: Path, args: argparse.Namespace) -> dict[str, np.ndarray]:
         progress=not args.no_progress,
     )
     tmp = folder / "data.tmp.npz"
-    np.savez(tmp, **data)  # type: ignore[arg-type]
+    arrays: dict[str, Any] = dict(data)
+    np.savez(tmp, **arrays)
     tmp.replace(path)
     return data
 
@@ -190,7 +191,7 @@ def _train_locator(
 
 def _train_reader(
     folder: Path, args: argparse.Namespace, data: dict[str, np.ndarray], started: float
-) -> tuple[Any, dict[str, Any]] | None:
+) -> tuple[Any, dict[str, Any], tuple[float, float]] | None:
     import torch
     import torch.nn.functional as F
 
@@ -251,7 +252,7 @@ def _train_reader(
         if dice_mask.any()
         else 0.0,
     }
-    return net, {**metrics, "_temperatures": (value_t, colour_t)}
+    return net, metrics, (value_t, colour_t)
 
 
 def train_top_face(args: argparse.Namespace) -> tuple[Path, Path] | None:
@@ -273,8 +274,7 @@ def train_top_face(args: argparse.Namespace) -> tuple[Path, Path] | None:
     if read is None:
         return None
     locator, locator_metrics = located
-    reader, reader_metrics = read
-    value_t, colour_t = reader_metrics.pop("_temperatures")
+    reader, reader_metrics, (value_t, colour_t) = read
     # --out names the locator's file; the face reader is written beside it
     locator_out = Path(
         args.out or (folder / "dice_top_face.onnx" if args.smoke else DEFAULT_LOCATOR)
