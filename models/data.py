@@ -293,24 +293,17 @@ def extract_dice_crops(
                 continue
             is_readable = die_is_readable(o, effects)
             box = np.array(o["box"], np.float64)
-            centre, side = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
             for _ in range(jitters):
-                c = centre + rng.normal(0, 0.07, 2) * side.max()
-                s = side * rng.uniform(0.85, 1.25) * rng.uniform(0.92, 1.08, 2)
-                boxes.append(np.concatenate([c - s / 2, c + s / 2]))
+                boxes.append(_jittered_box(rng, box))
                 labels.append((int(o["value"]), COLOUR_INDEX.get(o.get("colour"), 0)))
                 readable.append(is_readable)
         typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 40.0
         for _ in range(negatives):
-            for _attempt in range(10):
-                half = float(typical) * float(rng.uniform(0.6, 1.6)) / 2
-                c = rng.uniform([0, 0], [w, h])
-                box = np.array([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
-                if not (_box_iou(box, all_boxes) > 0.05).any():
-                    boxes.append(box)
-                    labels.append((0, 0))
-                    readable.append(True)
-                    break
+            free = _free_square(rng, (w, h), float(typical), (0.6, 1.6), all_boxes, 0.05)
+            if free is not None:
+                boxes.append(free)
+                labels.append((0, 0))
+                readable.append(True)
         if not boxes:
             continue
         crops.append(crop_dice(image, np.array(boxes), size=size, margin=margin))
@@ -332,6 +325,25 @@ def _jittered_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
     c = centre + rng.normal(0, 0.07, 2) * side.max()
     s = side * rng.uniform(0.85, 1.25) * rng.uniform(0.92, 1.08, 2)
     return np.concatenate([c - s / 2, c + s / 2])
+
+
+def _free_square(
+    rng: np.random.Generator,
+    image_size: tuple[int, int],
+    typical: float,
+    scale: tuple[float, float],
+    boxes: np.ndarray,
+    max_iou: float,
+) -> np.ndarray | None:
+    """A square box (xyxy) of side U(`scale`) × `typical` anywhere in the image that overlaps none
+    of `boxes` by more than `max_iou` (IoU), or None after 10 tries (a table crowded with dice)."""
+    for _attempt in range(10):
+        half = typical * float(rng.uniform(*scale)) / 2
+        c = rng.uniform([0, 0], image_size)
+        box = np.array([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
+        if not (_box_iou(box, boxes) > max_iou).any():
+            return box
+    return None
 
 
 TOP_FACE_ARRAYS = ("crops", "masks", "faces", "values", "colours", "scene", "readable")
@@ -411,18 +423,13 @@ def extract_top_faces(
         all_boxes = np.array([o["box"] for o in dice], np.float64).reshape(-1, 4)
         typical = np.median(all_boxes[:, 2:] - all_boxes[:, :2]) if len(all_boxes) else 30.0
         for _ in range(negatives):
-            for _attempt in range(10):
-                half = float(typical) * float(rng.uniform(0.3, 0.8)) / 2
-                c = rng.uniform([0, 0], [w, h])
-                box = np.array([c[0] - half, c[1] - half, c[0] + half, c[1] + half])
-                if not (_box_iou(box, all_boxes) > 0.0).any():
-                    angle = rng.uniform(0, np.pi / 2)
-                    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * half
-                    turn = np.array(
-                        [[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]]
-                    )
-                    negative_quads.append(c + corners @ turn.T * rng.uniform(0.8, 1.2, (4, 2)))
-                    break
+            free = _free_square(rng, (w, h), float(typical), (0.3, 0.8), all_boxes, 0.0)
+            if free is not None:
+                c, half = (free[:2] + free[2:]) / 2, (free[2] - free[0]) / 2
+                angle = rng.uniform(0, np.pi / 2)
+                corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * half
+                turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+                negative_quads.append(c + corners @ turn.T * rng.uniform(0.8, 1.2, (4, 2)))
         if boxes:
             box_array = np.array(boxes)
             centres, scales = crop_geometry(box_array, size=crop_size, margin=margin)

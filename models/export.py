@@ -23,29 +23,49 @@ def _check(path: Path) -> None:
     onnx.checker.check_model(onnx.load(str(path)))
 
 
+def _to_onnx(
+    model: Any,
+    input_shape: tuple[int, ...],
+    out: Path,
+    *,
+    inputs: list[str],
+    outputs: list[str],
+    dynamic_axes: dict[str, dict[int, str]],
+) -> Path:
+    """Write `model` (in eval mode) to `out` (its folder created), opset 17, tracer warnings off."""
+    import torch
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            model.eval(),
+            (torch.zeros(*input_shape),),
+            str(out),
+            input_names=inputs,
+            output_names=outputs,
+            dynamic_axes=dynamic_axes,
+            opset_version=17,
+            dynamo=False,
+        )
+    return out
+
+
 def export_dice_reader(
     net: Any, out: Path, *, size: int, value_temperature: float, colour_temperature: float
 ) -> Path:
     """Write the die reader with calibrated softmax outputs ``value`` (n, 7), ``colour`` (n, 4)."""
-    import torch
-
     from models.architectures import ExportDiceReader
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model = ExportDiceReader(net.eval(), value_temperature, colour_temperature).eval()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model,
-            (torch.zeros(1, 3, size, size),),
-            str(out),
-            input_names=["crops"],
-            output_names=["value", "colour"],
-            dynamic_axes={"crops": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
+    out = _to_onnx(
+        ExportDiceReader(net.eval(), value_temperature, colour_temperature),
+        (1, 3, size, size),
+        out,
+        inputs=["crops"],
+        outputs=["value", "colour"],
+        dynamic_axes={"crops": {0: "n"}},
+    )
     _check(out)
     return out
 
@@ -53,25 +73,16 @@ def export_dice_reader(
 def export_top_face(net: Any, out: Path, *, size: int) -> Path:
     """Write the top-face locator: input ``crops`` (n, 3, size, size) → ``mask`` (n, 1, m, m)
     probabilities, m = size / the net's mask stride (`models.architectures.ExportTopFace`)."""
-    import torch
-
     from models.architectures import ExportTopFace
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model = ExportTopFace(net.eval()).eval()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model,
-            (torch.zeros(1, 3, size, size),),
-            str(out),
-            input_names=["crops"],
-            output_names=["mask"],
-            dynamic_axes={"crops": {0: "n"}, "mask": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
+    out = _to_onnx(
+        ExportTopFace(net.eval()),
+        (1, 3, size, size),
+        out,
+        inputs=["crops"],
+        outputs=["mask"],
+        dynamic_axes={"crops": {0: "n"}, "mask": {0: "n"}},
+    )
     _check(out)
     return out
 
@@ -80,25 +91,17 @@ def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = No
     """Write the detector: input ``image`` (1, 3, H, W) → ``heatmap``, ``size``, ``offset``,
     ``corners`` at stride 8 (see `models.architectures.ExportDetector`)."""
     import onnx
-    import torch
 
     from models.architectures import ExportDetector
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    model = ExportDetector(net.eval()).eval()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model,
-            (torch.zeros(1, 3, 256, 256),),
-            str(out),
-            input_names=["image"],
-            output_names=["heatmap", "size", "offset", "corners"],
-            dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}},
-            opset_version=17,
-            dynamo=False,
-        )
+    out = _to_onnx(
+        ExportDetector(net.eval()),
+        (1, 3, 256, 256),
+        out,
+        inputs=["image"],
+        outputs=["heatmap", "size", "offset", "corners"],
+        dynamic_axes={"image": {0: "n", 2: "h", 3: "w"}},
+    )
     if metadata:
         proto = onnx.load(str(out))
         for key, value in metadata.items():
@@ -112,24 +115,16 @@ def export_detector(net: Any, out: Path, *, metadata: dict[str, Any] | None = No
 def export_corner_refiner(net: Any, out: Path) -> Path:
     """Write the corner refiner: input ``canvas`` (n, 3, 96, 96) → ``corners`` (n, 8), the
     corners' x, y on the canvas over its side."""
-    import torch
-
     from vision.corner_refiner import CANVAS
 
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            net.eval(),
-            (torch.zeros(1, 3, CANVAS, CANVAS),),
-            str(out),
-            input_names=["canvas"],
-            output_names=["corners"],
-            dynamic_axes={"canvas": {0: "n"}, "corners": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
+    out = _to_onnx(
+        net,
+        (1, 3, CANVAS, CANVAS),
+        out,
+        inputs=["canvas"],
+        outputs=["corners"],
+        dynamic_axes={"canvas": {0: "n"}, "corners": {0: "n"}},
+    )
     _check(out)
     return out
 

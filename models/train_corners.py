@@ -35,6 +35,7 @@ from models.runs import (
     time_is_up,
     write_json,
 )
+from models.train_dice import photometric
 from vision.corner_refiner import (
     CANVAS,
     CONTEXT_SIZE,
@@ -191,20 +192,6 @@ def make_samples(
     return canvases, np.clip(targets, -0.5, 1.5)
 
 
-def _photometric(x: Any, generator: Any) -> Any:
-    import torch
-
-    b = x.shape[0]
-    contrast = torch.empty(b, 1, 1, 1).uniform_(0.7, 1.3, generator=generator)
-    brightness = torch.empty(b, 1, 1, 1).uniform_(0.7, 1.3, generator=generator)
-    gain = torch.empty(b, 3, 1, 1).uniform_(0.93, 1.07, generator=generator)
-    mean = x.mean(dim=(1, 2, 3), keepdim=True)
-    out = ((x - mean) * contrast + mean) * brightness * gain
-    noise = torch.empty(b, 1, 1, 1).uniform_(0.0, 0.03, generator=generator)
-    out = out + torch.randn(out.shape, generator=generator) * noise
-    return out.clamp_(0.0, 1.0)
-
-
 def corner_error(quads: np.ndarray, truths: np.ndarray) -> np.ndarray:
     """Mean corner distance over the true quad's larger extent, corners matched in cyclic order."""
     out = np.empty(len(quads))
@@ -318,7 +305,7 @@ def train_corners(args: argparse.Namespace) -> Path:
                 data["patches"][idx], truths, roughs, aspects_of(data["kinds"][idx])
             )
             x = torch.from_numpy(canvases).permute(0, 3, 1, 2).float() / 255.0
-            x = _photometric(x, generator)
+            x = photometric(x, generator, contrast=(0.7, 1.3), brightness=(0.7, 1.3), noise=0.03)
             loss = torch.nn.functional.smooth_l1_loss(net(x), torch.from_numpy(targets), beta=0.01)
             optimiser.zero_grad()
             loss.backward()

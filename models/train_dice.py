@@ -59,29 +59,51 @@ def _augment(x: Any, generator: Any, *, mirror: bool = True) -> Any:
     blur = torch.rand(b, generator=generator) < 0.25
     if blur.any():
         out[blur] = F.avg_pool2d(F.pad(out[blur], (1, 1, 1, 1), mode="replicate"), 3, 1)
-    contrast = torch.empty(b, 1, 1, 1).uniform_(0.6, 1.3, generator=generator)
-    brightness = torch.empty(b, 1, 1, 1).uniform_(0.65, 1.35, generator=generator)
+    return photometric(out, generator)
+
+
+def photometric(
+    x: Any,
+    generator: Any,
+    *,
+    contrast: tuple[float, float] = (0.6, 1.3),
+    brightness: tuple[float, float] = (0.65, 1.35),
+    noise: float = 0.04,
+) -> Any:
+    """A camera's exposure on a (B, 3, S, S) batch in [0, 1]: contrast and brightness drawn per
+    image from the ranges, ±7 % channel gain, Gaussian noise of σ up to `noise`; clamped."""
+    import torch
+
+    b = x.shape[0]
+    c = torch.empty(b, 1, 1, 1).uniform_(*contrast, generator=generator)
+    k = torch.empty(b, 1, 1, 1).uniform_(*brightness, generator=generator)
     gain = torch.empty(b, 3, 1, 1).uniform_(0.93, 1.07, generator=generator)
-    mean = out.mean(dim=(1, 2, 3), keepdim=True)
-    out = ((out - mean) * contrast + mean) * brightness * gain
-    noise = torch.empty(b, 1, 1, 1).uniform_(0.0, 0.04, generator=generator)
-    out = out + torch.randn(out.shape, generator=generator) * noise
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    out = ((x - mean) * c + mean) * k * gain
+    sigma = torch.empty(b, 1, 1, 1).uniform_(0.0, noise, generator=generator)
+    out = out + torch.randn(out.shape, generator=generator) * sigma
     return out.clamp_(0.0, 1.0)
 
 
 CROP_ARRAYS = ("crops", "values", "colours", "scene", "readable")
 
 
-def _cached_crops(path: Path, build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The crop arrays saved at `path`, else `build()`'s, saved there (a cache written before
-    readability was recorded is rebuilt)."""
+def cached_arrays(
+    path: Path,
+    build: Callable[[], dict[str, np.ndarray]],
+    keys: tuple[str, ...] = CROP_ARRAYS,
+) -> dict[str, np.ndarray]:
+    """The arrays `keys` saved at `path`, else `build()`'s, saved there atomically (a cache
+    missing a key, e.g. written before readability was recorded, is rebuilt)."""
     if path.exists():
         data = dict(np.load(path))
-        if all(k in data for k in CROP_ARRAYS):
+        if all(k in data for k in keys):
             return data
     data = build()
-    arrays: dict[str, Any] = {k: data[k] for k in CROP_ARRAYS}
-    np.savez(path, **arrays)
+    arrays: dict[str, Any] = {k: data[k] for k in keys}
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
     return data
 
 
@@ -96,6 +118,24 @@ def _fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
         if nll < best_nll:
             best, best_nll = float(t), float(nll)
     return best
+
+
+def calibrate(
+    value_logits: np.ndarray,
+    colour_logits: np.ndarray,
+    values: np.ndarray,
+    colours: np.ndarray,
+    readable: np.ndarray,
+) -> tuple[float, float, np.ndarray]:
+    """A reader's softmax temperatures (value, colour) fitted on held-out samples, and which of
+    them are readable dice. The value temperature is fitted on readable samples (unreadable ones
+    have no true value to hit), the colour temperature on readable dice; 1.0 when there are none."""
+    value_t = _fit_temperature(value_logits[readable], values[readable]) if readable.any() else 1.0
+    dice_mask = (values > 0) & readable
+    colour_t = (
+        _fit_temperature(colour_logits[dice_mask], colours[dice_mask]) if dice_mask.any() else 1.0
+    )
+    return value_t, colour_t, dice_mask
 
 
 def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
@@ -129,14 +169,14 @@ def train_dice(args: argparse.Namespace) -> Path:
     started = time.time()
     torch.manual_seed(args.seed)
     # --- data
-    data = _cached_crops(
+    data = cached_arrays(
         folder / "crops.npz",
         lambda: extract_dice_crops(
             scene_folders(args), seed=args.seed, size=args.size, progress=not args.no_progress
         ),
     )
     if args.false_dice_from is not None:
-        false = _cached_crops(
+        false = cached_arrays(
             folder / "false_dice.npz",
             lambda: mine_false_dice(
                 scene_folders(args),
@@ -205,17 +245,8 @@ def train_dice(args: argparse.Namespace) -> Path:
     value_logits, colour_logits = _predict(net, data["crops"][held_idx])
     held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]
     held_readable = data["readable"][held_idx]
-    # the temperature is fitted on readable crops: unreadable ones have no true value to hit
-    value_t = (
-        _fit_temperature(value_logits[held_readable], held_values[held_readable])
-        if held_readable.any()
-        else 1.0
-    )
-    dice_mask = (held_values > 0) & held_readable
-    colour_t = (
-        _fit_temperature(colour_logits[dice_mask], held_colours[dice_mask])
-        if dice_mask.any()
-        else 1.0
+    value_t, colour_t, dice_mask = calibrate(
+        value_logits, colour_logits, held_values, held_colours, held_readable
     )
     pred_values = value_logits.argmax(axis=1)
     pred_colours = colour_logits.argmax(axis=1)

@@ -34,7 +34,7 @@ from models.runs import (
     time_is_up,
     write_json,
 )
-from models.train_dice import _augment, _fit_temperature, _predict
+from models.train_dice import _augment, _predict, cached_arrays, calibrate
 
 MODELS = Path(__file__).resolve().parent
 DEFAULT_LOCATOR = MODELS / "dice_top_face.onnx"
@@ -47,23 +47,17 @@ def _data(folder: Path, args: argparse.Namespace) -> dict[str, np.ndarray]:
     from models.data import TOP_FACE_ARRAYS, extract_top_faces
     from models.runs import scene_folders
 
-    path = folder / "data.npz"
-    if path.exists():
-        data = dict(np.load(path))
-        if all(k in data for k in TOP_FACE_ARRAYS):
-            return data
-    data = extract_top_faces(
-        scene_folders(args),
-        seed=args.seed,
-        crop_size=CROP_SIZE,
-        face_size=FACE_SIZE,
-        progress=not args.no_progress,
+    return cached_arrays(
+        folder / "data.npz",
+        lambda: extract_top_faces(
+            scene_folders(args),
+            seed=args.seed,
+            crop_size=CROP_SIZE,
+            face_size=FACE_SIZE,
+            progress=not args.no_progress,
+        ),
+        TOP_FACE_ARRAYS,
     )
-    tmp = folder / "data.tmp.npz"
-    arrays: dict[str, Any] = dict(data)
-    np.savez(tmp, **arrays)
-    tmp.replace(path)
-    return data
 
 
 def _mask_iou(predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -222,17 +216,8 @@ def _train_reader(
         return None
     value_logits, colour_logits = _predict(net, data["faces"][held_idx])
     held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]
-    held_readable = data["readable"][held_idx]
-    value_t = (
-        _fit_temperature(value_logits[held_readable], held_values[held_readable])
-        if held_readable.any()
-        else 1.0
-    )
-    dice_mask = (held_values > 0) & held_readable
-    colour_t = (
-        _fit_temperature(colour_logits[dice_mask], held_colours[dice_mask])
-        if dice_mask.any()
-        else 1.0
+    value_t, colour_t, dice_mask = calibrate(
+        value_logits, colour_logits, held_values, held_colours, data["readable"][held_idx]
     )
     predicted = value_logits.argmax(axis=1)
     metrics = {

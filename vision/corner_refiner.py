@@ -31,8 +31,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.errors import ModelError
 from vision.geometry import is_convex_clockwise, order_corners_clockwise
+from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "corner_refiner.onnx"
 
@@ -174,24 +174,11 @@ class CornerRefiner:
     def __init__(
         self, model_path: str | Path | None = None, config: CornerRefinerConfig | None = None
     ) -> None:
-        import onnxruntime as ort
-
         self.config = config or CornerRefinerConfig()
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():
-            raise ModelError(f"corner refiner model not found: {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, self.config.threads)
-        # idle threads must not spin: the pipeline runs four models in turn on two cores, and
-        # one model's spinning threads slowed the next (detect → identify: 150 → 73–90 ms)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(
-                str(path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own exception types
-            raise ModelError(f"corner refiner model unreadable: {path}: {exc}") from exc
+        self._session = load_session(
+            path, "corner refiner", threads=self.config.threads, log_severity=3
+        )
         self._input = self._session.get_inputs()[0].name
 
     def _positions(self, canvases: np.ndarray) -> np.ndarray:

@@ -24,8 +24,8 @@ import cv2
 import numpy as np
 
 from vision.detections import KINDS, Detections
-from vision.errors import ModelError
 from vision.geometry import order_corners_clockwise
+from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "detector.onnx"
 STRIDE = 8
@@ -163,24 +163,9 @@ class Detector:
     def __init__(
         self, model_path: str | Path | None = None, config: DetectorConfig | None = None
     ) -> None:
-        import onnxruntime as ort
-
         self.config = config or DetectorConfig()
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():
-            raise ModelError(f"detector model not found: {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = self.config.threads
-        # idle threads must not spin: the pipeline runs four models in turn on two cores, and
-        # one model's spinning threads slowed the next (detect → identify: 150 → 73–90 ms)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(
-                str(path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own types
-            raise ModelError(f"cannot load detector model {path}: {error}") from None
+        self._session = load_session(path, "detector", threads=self.config.threads)
         self._input = self._session.get_inputs()[0].name
         self._thresholds = np.array([self.config.score_thresholds[k] for k in KINDS], np.float32)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.errors import ModelError
+from vision.sessions import load_session
 
 COLOUR_CLASSES: tuple[str | None, ...] = (None, "r", "g", "b")
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "dice_reader.onnx"
@@ -116,24 +116,9 @@ class DiceReader:
     def __init__(
         self, model_path: str | Path | None = None, config: DiceReaderConfig | None = None
     ) -> None:
-        import onnxruntime as ort
-
         self.config = config or DiceReaderConfig()
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
-        if not path.is_file():
-            raise ModelError(f"die reader model not found: {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 2
-        # idle threads must not spin: the pipeline runs four models in turn on two cores, and
-        # one model's spinning threads slowed the next (detect → identify: 150 → 73–90 ms)
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(
-                str(path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own types
-            raise ModelError(f"cannot load die reader model {path}: {error}") from None
+        self._session = load_session(path, "die reader", threads=2)
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape
         if isinstance(shape[-1], int) and shape[-1] != self.config.crop_size:

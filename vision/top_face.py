@@ -28,8 +28,8 @@ import cv2
 import numpy as np
 
 from vision.dice_reader import crop_dice
-from vision.errors import ModelError
 from vision.pips import count_pips
+from vision.sessions import load_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_LOCATOR = MODELS / "dice_top_face.onnx"
@@ -230,23 +230,6 @@ class TopFaceReadings:
         return ~np.isnan(self.quads_px[:, 0, 0])
 
 
-def _session(path: Path, what: str, threads: int):  # type: ignore[no-untyped-def]
-    import onnxruntime as ort
-
-    if not path.is_file():
-        raise ModelError(f"{what} model not found: {path}")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = max(1, threads)
-    # idle threads must not spin: the pipeline runs four models in turn on two cores, and
-    # one model's spinning threads slowed the next (detect → identify: 150 → 73–90 ms)
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as error:  # onnxruntime raises its own types
-        raise ModelError(f"cannot load {what} model {path}: {error}") from None
-
-
 class TopFaceReader:
     """Locates, rectifies and reads dice top faces (both ONNX models loaded once).
 
@@ -263,15 +246,15 @@ class TopFaceReader:
         self.config = config or TopFaceConfig()
         if self.config.views not in FACE_VIEWS:
             raise ValueError(f"views must be one of {FACE_VIEWS}, not {self.config.views}")
-        self._locator = _session(
+        self._locator = load_session(
             Path(locator_path) if locator_path else DEFAULT_LOCATOR,
             "top-face locator",
-            self.config.threads,
+            threads=self.config.threads,
         )
-        self._reader = _session(
+        self._reader = load_session(
             Path(face_reader_path) if face_reader_path else DEFAULT_FACE_READER,
             "face reader",
-            self.config.threads,
+            threads=self.config.threads,
         )
 
     def locate(self, frame: np.ndarray, boxes_xyxy: np.ndarray) -> np.ndarray:
@@ -334,10 +317,10 @@ class TopFaceReader:
             cfg = self.config
             faces = rectify_faces(frame, quads[found], size=cfg.face_size, margin=cfg.face_margin)
             values[found], colours[found] = self.read_faces(faces)
-            for i in np.flatnonzero(found):
-                face = rectify_faces(
-                    frame, quads[i : i + 1], size=cfg.pip_face_size, margin=cfg.pip_face_margin
-                )[0]
+            pip_faces = rectify_faces(
+                frame, quads[found], size=cfg.pip_face_size, margin=cfg.pip_face_margin
+            )
+            for i, face in zip(np.flatnonzero(found), pip_faces, strict=True):
                 pips = count_pips(face)
                 counts[i], confidences[i] = pips.count, pips.confidence
         return TopFaceReadings(quads, values, colours, counts, confidences)

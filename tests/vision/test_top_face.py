@@ -3,6 +3,7 @@ pipeline folds its readings into the whole-die reader's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -183,48 +184,32 @@ def test_crops_and_masks_agree_for_training_data() -> None:
 def test_a_sure_pip_count_is_evidence_in_the_product() -> None:
     # both readers lean to 5 a little; the pip counter on the rectified face is sure of 4
     whole = _whole([[0.0, 0.0, 0.0, 0.0, 0.45, 0.55, 0.0]])
-    faces = _faces([[0.0, 0.0, 0.0, 0.0, 0.4, 0.6, 0.0]], [True])
-    faces = TopFaceReadings(
-        faces.quads_px,
-        faces.value_probabilities,
-        faces.colour_probabilities,
-        np.array([4]),
-        np.array([1.0], np.float32),
+    faces = replace(
+        _faces([[0.0, 0.0, 0.0, 0.0, 0.4, 0.6, 0.0]], [True]),
+        pip_counts=np.array([4]),
+        pip_confidences=np.array([1.0], np.float32),
     )
     assert combine_readings(whole, faces, "product").values.tolist() == [5]
     assert combine_readings(whole, faces, "product", pip_likelihood=0.8).values.tolist() == [4]
     # an unsure count is no evidence
-    unsure = TopFaceReadings(
-        faces.quads_px,
-        faces.value_probabilities,
-        faces.colour_probabilities,
-        np.array([4]),
-        np.array([0.5], np.float32),
-    )
+    unsure = replace(faces, pip_confidences=np.array([0.5], np.float32))
     assert combine_readings(whole, unsure, "product", pip_likelihood=0.8).values.tolist() == [5]
 
 
 def test_colour_odds_of_both_readers_are_multiplied() -> None:
-    whole = _whole([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]])
-    whole = DieReadings(
-        whole.values,
-        np.array(["g"], object),
-        whole.scores,
-        whole.value_probabilities,
-        np.array([[0.0, 0.1, 0.8, 0.1]], np.float32),  # sure it is green
+    whole = replace(
+        _whole([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]]),
+        colours=np.array(["g"], object),
+        colour_probabilities=np.array([[0.0, 0.1, 0.8, 0.1]], np.float32),  # sure it is green
     )
-    faces = _faces([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]], [True])
-    faces = TopFaceReadings(
-        faces.quads_px,
-        faces.value_probabilities,
-        np.array([[0.0, 0.45, 0.4, 0.15]], np.float32),  # leans red, barely
-        faces.pip_counts,
-        faces.pip_confidences,
+    faces = replace(
+        _faces([[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]], [True]),
+        colour_probabilities=np.array([[0.0, 0.45, 0.4, 0.15]], np.float32),  # leans red, barely
     )
     combined = combine_readings(whole, faces, "product")
     assert combined.colours.tolist() == ["g"]
     # without the whole-die reader's colour odds, the face's colour is taken: red
-    no_odds = DieReadings(whole.values, whole.colours, whole.scores, whole.value_probabilities)
+    no_odds = replace(whole, colour_probabilities=None)
     assert combine_readings(no_odds, faces, "product").colours.tolist() == ["r"]
 
 
