@@ -6,6 +6,7 @@
   kind (card, tile, die), box size (w, h in stride units, log-space), centre offset, and 4 corner
   offsets (8 values, relative to the centre, in stride units) for cards and tiles.
 
+- `PieceReaderNet`: a small CNN on a square card or tile crop → which companion face it shows.
 - `TopFaceNet`: a small encoder–decoder on a square die crop → where its top face is (a mask).
 - `CornerRefinerNet`: a small CNN on a piece warped onto a canonical canvas (its rough quad an
   upright rectangle of its aspect in the middle) → where each of the 4 true corners lies.
@@ -87,6 +88,46 @@ class ExportDiceReader(nn.Module):
             torch.softmax(value / self.value_temperature, dim=1),
             torch.softmax(colour / self.colour_temperature, dim=1),
         )
+
+
+class PieceReaderNet(nn.Module):
+    """Card or tile crop (B, 3, S, S) in [0, 1] BGR → face logits (B, classes): class 0 "no
+    companion face", then one per distinct companion face (`models.data.face_classes`)."""
+
+    def __init__(self, classes: int, width: int = 24) -> None:
+        super().__init__()
+        w = width
+        self.features = nn.Sequential(
+            _conv(3, w, stride=2),
+            _conv(w, 2 * w),
+            nn.MaxPool2d(2),
+            _conv(2 * w, 2 * w),
+            _conv(2 * w, 4 * w),
+            nn.MaxPool2d(2),
+            _conv(4 * w, 4 * w),
+            _conv(4 * w, 6 * w),
+            nn.MaxPool2d(2),
+            _conv(6 * w, 8 * w),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.15),
+        )
+        self.face = nn.Linear(8 * w, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.face(self.features(x))
+
+
+class ExportPieceReader(nn.Module):
+    """`PieceReaderNet` with a calibrated softmax output (temperature-scaled) for ONNX."""
+
+    def __init__(self, net: PieceReaderNet, temperature: float):
+        super().__init__()
+        self.net = net
+        self.temperature = float(temperature)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(self.net(x) / self.temperature, dim=1)
 
 
 class CenterNetDetector(nn.Module):

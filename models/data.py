@@ -11,7 +11,8 @@ Two kinds of scene are mixed (the kind is recorded in the truth as ``"scene"``):
   and the die reader needs many of them.
 
 Public names: `SceneRecord`, `render_training_scene`, `build_scene_cache`, `read_scene_cache`,
-`die_is_readable`, `extract_dice_crops`, `mine_false_dice`.
+`die_is_readable`, `extract_dice_crops`, `mine_false_dice`, `face_classes`,
+`extract_piece_crops`.
 """
 
 from __future__ import annotations
@@ -527,6 +528,100 @@ def mine_false_dice(
         "colours": np.zeros(n, np.int64),
         "scene": np.array(scenes, np.int64),
         "readable": np.ones(n, bool),
+    }
+
+
+PIECE_ARRAYS = ("crops", "labels", "scene")
+
+
+def face_classes() -> list[tuple[str, ...]]:
+    """The piece reader's classes after class 0 ("no companion face": a back, a foreign piece,
+    the table): one per distinct companion face, as the identities sharing it (Dice King's
+    penalty cards of one value share one face, DK-3), in gallery order."""
+    import hashlib
+
+    from vision.gallery import default_gallery
+
+    groups: dict[str, list[str]] = {}
+    for ref in default_gallery().references:
+        if ref.identity is None:
+            continue
+        key = hashlib.sha1(np.ascontiguousarray(ref.face).tobytes()).hexdigest()
+        if ref.identity not in groups.setdefault(key, []):
+            groups[key].append(ref.identity)
+    return [tuple(v) for v in groups.values()]
+
+
+def _piece_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
+    """A card's or tile's box as the detector gives it: often only part of the piece (a covered
+    card's visible art), sometimes a little too large, shifted."""
+    centre, side = (box[:2] + box[2:]) / 2, box[2:] - box[:2]
+    c = centre + rng.normal(0, 0.08, 2) * side
+    s = side * rng.uniform(0.65, 1.2) * rng.uniform(0.9, 1.1, 2)
+    return np.concatenate([c - s / 2, c + s / 2])
+
+
+def extract_piece_crops(
+    folders: list[Path],
+    classes: list[tuple[str, ...]],
+    *,
+    seed: int,
+    size: int = 64,
+    margin: float = 0.1,
+    jitters: int = 1,
+    negatives: int = 1,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Training data of the piece reader (`vision.piece_reader`): square crops around imperfect
+    boxes of target cards and tiles (cut as `crop_dice` cuts them), labelled with their face's
+    class in `classes` + 1; face-down and foreign pieces, and table squares away from every
+    piece, are class 0. Arrays ``crops`` (N, S, S, 3) uint8, ``labels`` (N,), ``scene`` (N,)."""
+    import cv2
+    from tqdm import tqdm
+
+    from vision.dice_reader import crop_dice
+
+    label_of = {identity: k + 1 for k, group in enumerate(classes) for identity in group}
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    scenes: list[int] = []
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    for scene_index, record in enumerate(tqdm(records, desc="piece crops", disable=not progress)):
+        objects = [o for o in record.truth["objects"] if o.get("box")]
+        pieces = [o for o in objects if o["kind"] in ("card", "tile") and o.get("target")]
+        if not pieces and not negatives:
+            continue
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        boxes, names = [], []
+        for o in pieces:
+            label = label_of.get(o.get("identity"), 0) if o.get("face_up", True) else 0
+            for _ in range(jitters):
+                boxes.append(_piece_box(rng, np.array(o["box"], np.float64)))
+                names.append(label)
+        all_boxes = np.array([o["box"] for o in objects], np.float64).reshape(-1, 4)
+        sides = (all_boxes[:, 2:] - all_boxes[:, :2]).max(axis=1) if len(all_boxes) else []
+        typical = float(np.median(sides)) if len(all_boxes) else 40.0
+        for _ in range(negatives):
+            free = _free_square(rng, (w, h), typical, (0.5, 1.5), all_boxes, 0.1)
+            if free is not None:
+                boxes.append(free)
+                names.append(0)
+        if not boxes:
+            continue
+        crops.append(crop_dice(image, np.array(boxes), size=size, margin=margin))
+        labels += names
+        scenes += [scene_index] * len(names)
+    return {
+        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "labels": np.array(labels, np.int64),
+        "scene": np.array(scenes, np.int64),
     }
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.detections import KINDS, Detections
 from vision.detector import DetectorConfig
-from vision.pipeline import TOP_FACE_MODES, Perception, PerceptionConfig
+from vision.pipeline import PIECE_READER_MODES, TOP_FACE_MODES, Perception, PerceptionConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 WEBCAM = ROOT.parent / "shared" / "datasets" / "dice-webcam"
@@ -374,18 +374,36 @@ def main(argv: list[str] | None = None) -> int:
         default=PerceptionConfig().top_face,
         help="how the top-face reader joins the whole-die reader",
     )
+    parser.add_argument(
+        "--piece-reader",
+        choices=PIECE_READER_MODES,
+        default=PerceptionConfig().piece_reader,
+        help="how the piece reader joins the gallery match (cards and tiles)",
+    )
+    parser.add_argument("--piece-model", type=Path, default=None)
     args = parser.parse_args(argv)
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
     # run the detector with low thresholds so precision/recall can be swept afterwards
     low = DetectorConfig(score_thresholds={k: SWEEP_THRESHOLD for k in thresholds})
-    config = PerceptionConfig(detector=low, use_pip_veto=args.pip_veto, top_face=args.top_face)
-    perception = Perception(config, detector_model=args.detector_model, dice_model=args.dice_model)
+    config = PerceptionConfig(
+        detector=low,
+        use_pip_veto=args.pip_veto,
+        top_face=args.top_face,
+        piece_reader=args.piece_reader,
+    )
+    perception = Perception(
+        config,
+        detector_model=args.detector_model,
+        dice_model=args.dice_model,
+        piece_model=args.piece_model,
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {
         "thresholds": thresholds,
         "pip_veto": args.pip_veto,
         "top_face": args.top_face,
+        "piece_reader": args.piece_reader,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

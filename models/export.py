@@ -5,7 +5,8 @@ and check the file with `onnx.checker`. Run as
 ``python -m models.export dice|detector|corners RUN_FOLDER [--out PATH]`` to re-export a run's
 last checkpoint.
 
-Public names: `export_dice_reader`, `export_detector`, `export_corner_refiner`.
+Public names: `export_dice_reader`, `export_piece_reader`, `export_detector`,
+`export_corner_refiner`.
 """
 
 from __future__ import annotations
@@ -66,6 +67,32 @@ def export_dice_reader(
         outputs=["value", "colour"],
         dynamic_axes={"crops": {0: "n"}},
     )
+    _check(out)
+    return out
+
+
+def export_piece_reader(
+    net: Any, out: Path, *, size: int, temperature: float, classes: list[tuple[str, ...]]
+) -> Path:
+    """Write the piece reader: ``crops`` (n, 3, size, size) → ``face`` (n, 1 + len(classes))
+    calibrated probabilities; the classes (identities sharing each face) are stored in the
+    file's metadata as JSON under ``face_classes``."""
+    import onnx
+
+    from models.architectures import ExportPieceReader
+
+    out = _to_onnx(
+        ExportPieceReader(net.eval(), temperature),
+        (1, 3, size, size),
+        out,
+        inputs=["crops"],
+        outputs=["face"],
+        dynamic_axes={"crops": {0: "n"}},
+    )
+    model = onnx.load(str(out))
+    entry = model.metadata_props.add()
+    entry.key, entry.value = "face_classes", json.dumps([list(c) for c in classes])
+    onnx.save(model, str(out))
     _check(out)
     return out
 

@@ -7,7 +7,7 @@ A run folder ``runs/<model>-<name>/`` holds ``args.json`` (the command's argumen
 same scene, so a cache is only ever extended.
 
 Public names: `run_folder`, `scene_folders`, `save_checkpoint`, `load_checkpoint`, `write_json`,
-`held_out_split`, `epoch_checkpoint`, `one_cycle`, `time_is_up`.
+`held_out_split`, `epoch_checkpoint`, `one_cycle`, `time_is_up`, `train_epochs`.
 """
 
 from __future__ import annotations
@@ -166,6 +166,64 @@ def append_history(folder: Path, line: dict[str, Any]) -> None:
         f.write(json.dumps(line) + "\n")
 
 
+def train_epochs(
+    desc: str,
+    folder: Path,
+    args: argparse.Namespace,
+    net: Any,
+    train_idx: Any,
+    step_loss: Any,
+    started: float,
+    init: Path | None,
+) -> tuple[bool, int, int]:
+    """Train `net` over ``--epochs`` of `train_idx` in shuffled batches (AdamW, one-cycle
+    learning rate), resuming `folder`'s checkpoint or starting from `init`'s weights; a
+    checkpoint and a history line after every epoch. ``step_loss(batch_rows, generator)`` gives
+    a batch's loss. Returns (finished: False when ``--stop-after`` ended it before the last
+    epoch, the run's epochs, the steps taken so far)."""
+    import torch
+    from tqdm import tqdm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    steps_per_epoch = max(1, len(train_idx) // args.batch)
+    optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.15)
+    generator = torch.Generator().manual_seed(args.seed)
+    start_epoch, step, checkpoint = restore_training(folder, init, net, optimiser, schedule)
+    if checkpoint is not None:
+        generator.set_state(checkpoint["generator"])
+    for epoch in range(start_epoch, epochs):
+        if time_is_up(args, started, epoch):
+            return False, epochs, step
+        net.train()
+        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
+        bar = tqdm(
+            range(steps_per_epoch),
+            desc=f"{desc} epoch {epoch + 1}/{epochs}",
+            disable=args.no_progress,
+        )
+        total = 0.0
+        for i in bar:
+            if step >= max_steps:
+                break
+            idx = torch.from_numpy(order[i * args.batch : (i + 1) * args.batch])
+            loss = step_loss(idx, generator)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            step += 1
+            total += loss.item()
+            bar.set_postfix(loss=f"{total / (i + 1):.3f}")
+        save_checkpoint(
+            folder,
+            epoch_checkpoint(
+                net, optimiser, schedule, epoch + 1, step, generator=generator.get_state()
+            ),
+        )
+        append_history(folder, {"epoch": epoch + 1, "step": step, "loss": total / steps_per_epoch})
+    return True, epochs, step
+
+
 __all__ = [
     "append_history",
     "epoch_checkpoint",
@@ -176,5 +234,6 @@ __all__ = [
     "save_checkpoint",
     "scene_folders",
     "time_is_up",
+    "train_epochs",
     "write_json",
 ]

@@ -1,4 +1,4 @@
-"""Train our models: ``python -m models.train dice|detector|corners|top-face …``.
+"""Train our models: ``python -m models.train dice|detector|corners|top-face|pieces …``.
 
 One command per model. Each run lives in ``runs/<model>-<name>/`` (git-ignored): the rendered
 scene cache it used, a checkpoint after every epoch (``checkpoint.pt``; a rerun with the same
@@ -12,6 +12,7 @@ Examples::
     python -m models.train detector --name v1 --scenes 4000 --epochs 20
     python -m models.train corners --name v1 --cache runs/cache/train_s1 --epochs 8
     python -m models.train top-face --name v1 --cache runs/cache/train_close_s5 --epochs 10
+    python -m models.train pieces --name v1 --cache runs/cache/train_s1 --epochs 8
     python -m models.train dice --smoke --out /tmp/dice.onnx
 """
 
@@ -113,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the locator's mask resolution: 2 = half the crop's (the committed v2), 1 = full",
     )
     _stop_after(top_face)
+    pieces = sub.add_parser("pieces", help="the piece reader (which companion card or tile face)")
+    _common(pieces, "pieces")
+    pieces.add_argument("--size", type=int, default=64, help="crop side in pixels")
+    pieces.add_argument("--jitters", type=int, default=1, help="crops per piece (other boxes)")
+    _stop_after(pieces)
     return parser
 
 
@@ -133,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         from models.train_top_face import train_top_face
 
         train_top_face(args)
+    elif args.model == "pieces":
+        from models.train_pieces import train_pieces
+
+        train_pieces(args)
     elif args.model == "corners":
         from models.train_corners import train_corners
 

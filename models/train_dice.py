@@ -25,16 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from models.runs import (
-    append_history,
-    epoch_checkpoint,
-    held_out_split,
-    one_cycle,
-    restore_training,
-    run_folder,
-    save_checkpoint,
-    write_json,
-)
+from models.runs import held_out_split, run_folder, train_epochs, write_json
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "dice_reader.onnx"
 
@@ -43,23 +34,33 @@ def _augment(x: Any, generator: Any, *, mirror: bool = True) -> Any:
     """Label-preserving camera augmentation of a (B, 3, S, S) batch in [0, 1] (`mirror`: half
     of the images mirrored left to right)."""
     import torch
-    import torch.nn.functional as F
 
-    b, _, s, _ = x.shape
+    b = x.shape[0]
     out = x.clone()
     if mirror:
         flip = torch.rand(b, generator=generator) < 0.5
         out[flip] = out[flip].flip(3)
     # small dice: down to 14–30 px and back up
+    return camera_effects(out, generator, small_sides=(14, 31))
+
+
+def camera_effects(x: Any, generator: Any, *, small_sides: tuple[int, int]) -> Any:
+    """A camera on a (B, 3, S, S) batch in [0, 1] (changed in place): 30 % of the images
+    down-sampled to a side in `small_sides` (low inclusive, high exclusive) and back up, 25 %
+    blurred (3 × 3 box), then `photometric`."""
+    import torch
+    import torch.nn.functional as F
+
+    b, s = x.shape[0], x.shape[-1]
     small = torch.rand(b, generator=generator) < 0.3
     if small.any():
-        side = int(torch.randint(14, 31, (1,), generator=generator))
-        part = F.interpolate(out[small], size=(side, side), mode="area")
-        out[small] = F.interpolate(part, size=(s, s), mode="bilinear", align_corners=False)
+        side = int(torch.randint(*small_sides, (1,), generator=generator))
+        part = F.interpolate(x[small], size=(side, side), mode="area")
+        x[small] = F.interpolate(part, size=(s, s), mode="bilinear", align_corners=False)
     blur = torch.rand(b, generator=generator) < 0.25
     if blur.any():
-        out[blur] = F.avg_pool2d(F.pad(out[blur], (1, 1, 1, 1), mode="replicate"), 3, 1)
-    return photometric(out, generator)
+        x[blur] = F.avg_pool2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), 3, 1)
+    return photometric(x, generator)
 
 
 def photometric(
@@ -158,7 +159,6 @@ def train_dice(args: argparse.Namespace) -> Path:
     """Train, calibrate and export the die reader; return the ONNX path."""
     import torch
     import torch.nn.functional as F
-    from tqdm import tqdm
 
     from models.architectures import DiceReaderNet, count_parameters
     from models.data import extract_dice_crops, mine_false_dice
@@ -201,46 +201,20 @@ def train_dice(args: argparse.Namespace) -> Path:
     soft[~readable] = torch.tensor([0.0] + [1 / 6] * 6)
     # --- model
     net = DiceReaderNet(args.width or 16)
-    steps_per_epoch = max(1, len(train_idx) // args.batch)
-    optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.15)
-    generator = torch.Generator().manual_seed(args.seed)
-    start_epoch, step, checkpoint = restore_training(folder, args.init, net, optimiser, schedule)
-    if checkpoint is not None:
-        generator.set_state(checkpoint["generator"])
+
+    def step_loss(idx: Any, generator: Any) -> Any:
+        x = _augment(crops[idx].float() / 255.0, generator)
+        value_logits, colour_logits = net(x)
+        loss = -(soft[idx] * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
+        is_die = (values[idx] > 0) & readable[idx]
+        if is_die.any():
+            loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
+        return loss
+
     # --- train
-    for epoch in range(start_epoch, epochs):
-        net.train()
-        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
-        bar = tqdm(
-            range(steps_per_epoch),
-            desc=f"dice epoch {epoch + 1}/{epochs}",
-            disable=args.no_progress,
-        )
-        total = 0.0
-        for i in bar:
-            if step >= max_steps:
-                break
-            idx = torch.from_numpy(order[i * args.batch : (i + 1) * args.batch])
-            x = _augment(crops[idx].float() / 255.0, generator)
-            value_logits, colour_logits = net(x)
-            loss = -(soft[idx] * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
-            is_die = (values[idx] > 0) & readable[idx]
-            if is_die.any():
-                loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            step += 1
-            total += loss.item()
-            bar.set_postfix(loss=f"{total / (i + 1):.3f}")
-        save_checkpoint(
-            folder,
-            epoch_checkpoint(
-                net, optimiser, schedule, epoch + 1, step, generator=generator.get_state()
-            ),
-        )
-        append_history(folder, {"epoch": epoch + 1, "step": step, "loss": total / steps_per_epoch})
+    _, epochs, step = train_epochs(
+        "dice", folder, args, net, train_idx, step_loss, started, args.init
+    )
     # --- calibrate on held-out scenes and report
     value_logits, colour_logits = _predict(net, data["crops"][held_idx])
     held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]

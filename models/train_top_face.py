@@ -23,17 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from models.runs import (
-    append_history,
-    epoch_checkpoint,
-    held_out_split,
-    one_cycle,
-    restore_training,
-    run_folder,
-    save_checkpoint,
-    time_is_up,
-    write_json,
-)
+from models.runs import held_out_split, run_folder, train_epochs, write_json
 from models.train_dice import _augment, _predict, cached_arrays, calibrate
 
 MODELS = Path(__file__).resolve().parent
@@ -76,49 +66,10 @@ def _phase_epochs(
     step_loss: Any,
     started: float,
 ) -> bool:
-    """Train `net` for the run's epochs (resuming); False when ``--stop-after`` ended it early."""
-    import torch
-    from tqdm import tqdm
-
-    folder.mkdir(parents=True, exist_ok=True)
-    steps_per_epoch = max(1, len(train_idx) // args.batch)
-    optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.15)
-    generator = torch.Generator().manual_seed(args.seed)
+    """Train one phase's `net` (resuming; `--init` names the run whose phase to start from);
+    False when ``--stop-after`` ended it early."""
     init = Path(args.init) / name if args.init is not None else None
-    start_epoch, step, checkpoint = restore_training(folder, init, net, optimiser, schedule)
-    if checkpoint is not None:
-        generator.set_state(checkpoint["generator"])
-    for epoch in range(start_epoch, epochs):
-        if time_is_up(args, started, epoch):
-            return False
-        net.train()
-        order = train_idx[torch.randperm(len(train_idx), generator=generator).numpy()]
-        bar = tqdm(
-            range(steps_per_epoch),
-            desc=f"{name} epoch {epoch + 1}/{epochs}",
-            disable=args.no_progress,
-        )
-        total = 0.0
-        for i in bar:
-            if step >= max_steps:
-                break
-            idx = torch.from_numpy(order[i * args.batch : (i + 1) * args.batch])
-            loss = step_loss(idx, generator)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            step += 1
-            total += loss.item()
-            bar.set_postfix(loss=f"{total / (i + 1):.3f}")
-        save_checkpoint(
-            folder,
-            epoch_checkpoint(
-                net, optimiser, schedule, epoch + 1, step, generator=generator.get_state()
-            ),
-        )
-        append_history(folder, {"epoch": epoch + 1, "step": step, "loss": total / steps_per_epoch})
-    return True
+    return train_epochs(name, folder, args, net, train_idx, step_loss, started, init)[0]
 
 
 def _train_locator(

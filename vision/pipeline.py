@@ -8,7 +8,9 @@
       → count_pips (cross-check)     optional: a sure, disagreeing pip count vetoes the reading
       → CornerRefiner.refine         card / tile corners moved onto the piece's true corners
                                      (a small network looking at each piece on its own)
-      → Identifier.identify          card / tile identity matched against the gallery of
+      → PieceReader.read             card / tile companion face read from the box (a small
+                                     network; not for games with enrolled faces)
+      → Identifier.identify          the pieces left unnamed matched against the gallery of
                                      reference faces (enrolled first); None where unsure
       → Detections
 
@@ -39,9 +41,11 @@ from vision.dice_reader import (
     crop_dice,
 )
 from vision.errors import BadFrameError
+from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import quad_overlap
 from vision.identify import Identifier, Match
 from vision.outline import refine_quad
+from vision.piece_reader import PieceReader, PieceReaderConfig
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
 from vision.top_face import TopFaceConfig, TopFaceReader, TopFaceReadings
@@ -90,6 +94,10 @@ class PerceptionConfig:
             nearly covers another; scoring photos (`vision.readers.photos`) of pieces spread
             out, each at least half visible, use 0.6. On the eval split it took card recall
             0.75 → 0.72 (stacked cards merged), so it stays off there.
+        duplicate_box_overlap: per kind, how much of the smaller of two boxes may overlap
+            before they are one piece (default: `duplicate_overlap`). Scoring photos of
+            tiles, which lie side by side and never on each other, use a small value: the
+            detector sometimes boxes the two halves of one tile.
         top_face: how the top-face reader (`vision.top_face`) joins the whole-die reader:
             ``product`` (default), ``replace`` or ``off`` (`combine_readings`).
         top_face_pip_likelihood: how likely a sure pip count on the rectified top face is
@@ -97,6 +105,16 @@ class PerceptionConfig:
             was on rendered training scenes (`runs/cache/train_s4`, 2,840 sure counts of 3,412
             detected dice: 0.80 right).
         top_face_reader: its settings.
+        piece_reader: how the piece reader (`vision.piece_reader`: a network naming the
+            companion face from the box, no corners needed) joins the gallery match:
+            ``first`` (default: it names the pieces it is sure of, the gallery matches the
+            rest), ``after`` (the gallery first, the reader names what it left) or ``off``.
+            Never for a game with enrolled faces (the user's printing is not the companion
+            art).
+        piece_reader_config: its settings.
+        drop_not_pieces: remove cards and tiles that the piece reader finds at least this
+            likely to show no companion face (the table's pattern, a foreign card, a back),
+            as `drop_not_dice` does for dice. None (default): keep them (unnamed).
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -114,9 +132,16 @@ class PerceptionConfig:
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
     piece_kind: str | None = None
     duplicate_overlap: float | None = None
+    duplicate_box_overlap: dict[str, float] = field(default_factory=dict)
     top_face: str = "product"
     top_face_pip_likelihood: float = 0.8
     top_face_reader: TopFaceConfig = field(default_factory=TopFaceConfig)
+    piece_reader: str = "first"
+    piece_reader_config: PieceReaderConfig = field(default_factory=PieceReaderConfig)
+    drop_not_pieces: float | None = None
+
+
+PIECE_READER_MODES = ("first", "after", "off")
 
 
 def check_frame(frame: np.ndarray, *, min_side: int = 8) -> np.ndarray:
@@ -210,10 +235,35 @@ def combine_readings(
     return DieReadings(values, colours, scores.astype(np.float32), value_p.astype(np.float32))
 
 
-def distinct_pieces(detections: Detections, overlap: float) -> np.ndarray:
-    """Which rows to keep so that no two cards (or tiles) have quads overlapping by `overlap` of
-    the smaller one or more: named pieces first, then by detector score. Dice always stay."""
+def _scatter(detections: Detections, rows: np.ndarray, part: Detections) -> Detections:
+    """`detections` with the identities, identity scores and corners of `rows` taken from
+    `part` (the same pieces, identified on their own)."""
+    identities = detections.identities.copy()
+    scores = detections.identity_scores.copy()
+    corners = detections.corners_px.copy()
+    identities[rows] = part.identities
+    scores[rows] = part.identity_scores
+    corners[rows] = part.corners_px
+    return detections.with_fields(identities=identities, identity_scores=scores, corners_px=corners)
+
+
+def distinct_pieces(
+    detections: Detections, overlap: float, box_overlap: dict[str, float] | None = None
+) -> np.ndarray:
+    """Which rows to keep so that no two cards (or tiles) have quads, or boxes, overlapping by
+    `overlap` of the smaller one or more: named pieces first, then by detector score. Dice
+    always stay. (Boxes too: a piece named from its box keeps the detector's rough corners, and
+    one piece found by two passes of the detector has two such quads but nearly one box.)
+    `box_overlap` sets the boxes' limit per kind (default `overlap`)."""
+    box_limits = box_overlap or {}
     keep = np.ones(len(detections), bool)
+    boxes = detections.boxes_xyxy.astype(np.float64)
+    areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
+
+    def overlap_of_boxes(i: int, j: int) -> float:
+        wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
+        return float(np.prod(np.maximum(wh, 0.0)) / min(areas[i], areas[j]))
+
     for kind in ("card", "tile"):
         rows = [int(i) for i in np.flatnonzero(detections.kinds == kind)]
         order = sorted(
@@ -223,7 +273,8 @@ def distinct_pieces(detections: Detections, overlap: float) -> np.ndarray:
         kept: list[int] = []
         for i in order:
             if any(
-                quad_overlap(detections.corners_px[i], detections.corners_px[j]) >= overlap
+                overlap_of_boxes(i, j) >= box_limits.get(kind, overlap)
+                or quad_overlap(detections.corners_px[i], detections.corners_px[j]) >= overlap
                 for j in kept
             ):
                 keep[i] = False
@@ -249,6 +300,7 @@ class Perception:
         identifier: Identifier | None = None,
         games: Sequence[str] | None = None,
         identify: bool = True,
+        piece_model: str | Path | None = None,
     ) -> None:
         self.config = config or PerceptionConfig()
         self.detector = Detector(detector_model, self.config.detector)
@@ -267,10 +319,21 @@ class Perception:
             if self.config.refine_corners
             else None
         )
+        if self.config.piece_reader not in PIECE_READER_MODES:
+            raise ValueError(
+                f"piece_reader must be one of {', '.join(PIECE_READER_MODES)}, "
+                f"not {self.config.piece_reader!r}"
+            )
+        self.piece_reader = (
+            PieceReader(piece_model, self.config.piece_reader_config)
+            if self.config.piece_reader != "off" and identify
+            else None
+        )
         # the gallery is drawn at the first card or tile (about 2 s), not for dice-only use
         self._identifier = identifier
         self.games = tuple(games) if games is not None else None
         self.identifies = identify
+        self._reader_games_cache: tuple[str, ...] | None = None
 
     # --- stages ----------------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Detections:
@@ -354,8 +417,98 @@ class Perception:
         rectify stage's); the box's edge-turned rectangle (`second_look`); the outline
         (`outline_look`).
         """
-        if not self.identifies or not np.isin(detections.kinds, ("card", "tile")).any():
+        pieces = np.isin(detections.kinds, ("card", "tile"))
+        if not self.identifies or not pieces.any():
             return detections, [None] * len(detections)
+        mode = self.config.piece_reader if self.piece_reader is not None else "off"
+        if mode == "first":
+            detections, matches, not_pieces = self._read_pieces(frame, detections)
+            if not_pieces.any():
+                detections = detections[~not_pieces]
+                matches = [m for m, drop in zip(matches, not_pieces, strict=True) if not drop]
+                pieces = pieces[~not_pieces]
+            rest = np.flatnonzero(
+                pieces & np.array([i is None for i in detections.identities], bool)
+            )
+            if len(rest):
+                matched, rest_matches = self._match_gallery(frame, detections[rest])
+                detections = _scatter(detections, rest, matched)
+                for row, m in zip(rest, rest_matches, strict=True):
+                    matches[int(row)] = m
+        else:
+            detections, matches = self._match_gallery(frame, detections)
+            if mode == "after":
+                rest = np.flatnonzero(
+                    pieces & np.array([i is None for i in detections.identities], bool)
+                )
+                if len(rest):
+                    read, read_matches, _ = self._read_pieces(frame, detections[rest])
+                    detections = _scatter(detections, rest, read)
+                    for row, m in zip(rest, read_matches, strict=True):
+                        if m is not None and m.identity is not None:
+                            matches[int(row)] = m
+        if self.config.duplicate_overlap is not None:
+            keep = distinct_pieces(
+                detections, self.config.duplicate_overlap, self.config.duplicate_box_overlap
+            )
+            detections = detections[keep]
+            matches = [m for m, k in zip(matches, keep, strict=True) if k]
+        return detections, matches
+
+    def _reader_games(self) -> tuple[str, ...] | None:
+        """The games the piece reader may name pieces of: those asked about, less those with
+        enrolled faces (empty: none)."""
+        if self._reader_games_cache is None:
+            gallery = getattr(self._identifier, "gallery", None)
+            refs = (gallery or load_enrolled(self.games)).references
+            enrolled = {r.game for r in refs if r.source == "enrolled"}
+            games = self.games if self.games is not None else tuple(GAME_KINDS)
+            self._reader_games_cache = tuple(g for g in games if g not in enrolled)
+        return self._reader_games_cache
+
+    def _read_pieces(
+        self, frame: np.ndarray, detections: Detections
+    ) -> tuple[Detections, list[Match | None], np.ndarray]:
+        """The piece reader on every card and tile: identities it is sure of, their Matches,
+        and which rows are no piece (`drop_not_pieces`)."""
+        matches: list[Match | None] = [None] * len(detections)
+        not_pieces = np.zeros(len(detections), bool)
+        rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
+        games = self._reader_games()
+        if self.piece_reader is None or not games or len(rows) == 0:
+            return detections, matches, not_pieces
+        reader = self.piece_reader
+        readings = reader.read(frame, detections.boxes_xyxy[rows], games)
+        if self.config.drop_not_pieces is not None:
+            not_pieces[rows] = readings.probabilities[:, 0] >= self.config.drop_not_pieces
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        for k, row in enumerate(rows):
+            identity = readings.identities[k]
+            if identity is None:
+                continue
+            p = readings.probabilities[k]
+            second = float(np.sort(p)[-2]) if len(p) > 1 else 0.0
+            best = int(p.argmax())
+            identities[row] = identity
+            scores[row] = float(readings.scores[k])
+            matches[int(row)] = Match(
+                identity,
+                float(readings.scores[k]),
+                float(readings.scores[k]) - second,
+                0,
+                identity,
+                "companion",
+                reader.candidates(p),
+                reader.classes[best],
+            )
+        named = detections.with_fields(identities=identities, identity_scores=scores)
+        return named, matches, not_pieces
+
+    def _match_gallery(
+        self, frame: np.ndarray, detections: Detections
+    ) -> tuple[Detections, list[Match | None]]:
+        """Gallery matching, with the extra looks at what the corners given left unnamed."""
         identified, matches = self.identifier.identify_detailed(frame, detections, self.games)
         looks: list[Callable[[Detections], np.ndarray]] = []
         aspects = self.config.piece_aspects
@@ -410,10 +563,6 @@ class Perception:
             identified = identified.with_fields(
                 identities=identities, identity_scores=scores, corners_px=corners
             )
-        if self.config.duplicate_overlap is not None:
-            keep = distinct_pieces(identified, self.config.duplicate_overlap)
-            identified = identified[keep]
-            matches = [m for m, k in zip(matches, keep, strict=True) if k]
         return identified, matches
 
     @property
@@ -448,6 +597,7 @@ class Perception:
 
 
 __all__ = [
+    "PIECE_READER_MODES",
     "TOP_FACE_MODES",
     "Perception",
     "PerceptionConfig",

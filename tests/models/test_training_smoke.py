@@ -179,3 +179,24 @@ def test_top_face_smoke_training_exports_a_working_locator_and_reader(tmp_path: 
     assert (tmp_path / "top-face-smoke" / "locator" / "checkpoint.pt").exists()
     assert (tmp_path / "top-face-smoke" / "reader" / "checkpoint.pt").exists()
     assert main([*argv, "--threads", "1"]) == 0
+
+
+def test_piece_reader_smoke_training_exports_a_reader_that_knows_every_face(
+    tmp_path: Path,
+) -> None:
+    from models.train import main
+    from vision.gallery import game_identities
+    from vision.piece_reader import PieceReader
+
+    out = tmp_path / "out" / "piece_reader.onnx"
+    argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    assert main([*argv, "--threads", "1", "--batch", "8"]) == 0
+    reader = PieceReader(out)
+    known = {identity for group in reader.classes for identity in group}
+    assert set(game_identities("dice-king")) <= known
+    readings = reader.read(np.full((80, 80, 3), 90, np.uint8), np.array([[20.0, 10, 60, 70]]))
+    np.testing.assert_allclose(readings.probabilities.sum(axis=1), 1.0, atol=1e-4)
+    # resumable: the crops and the checkpoint are found again
+    assert (tmp_path / "pieces-smoke" / "crops.npz").exists()
+    assert (tmp_path / "pieces-smoke" / "checkpoint.pt").exists()
+    assert main([*argv, "--threads", "1", "--batch", "8"]) == 0

@@ -125,6 +125,26 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]
 
 
+def test_one_piece_boxed_twice_is_kept_once_even_when_its_quads_differ() -> None:
+    """A piece named from its box keeps the detector's rough corners: two passes of the
+    detector give one tile two different quads but nearly one box. Tiles lie side by side, so a
+    photo of tiles merges boxes that overlap a little (the two halves of one tile boxed apart)
+    while neighbouring tiles stay apart."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["tile", "tile", "tile", "tile"])
+    boxes = np.array(
+        [[0, 0, 40, 40], [1, 1, 41, 41], [100, 0, 140, 20], [100, 15, 140, 40]], np.float32
+    )
+    corners = detections.corners_px.copy()
+    corners[1] = [[60, 60], [70, 60], [70, 70], [60, 70]]  # a bad quad, far from the other
+    detections = detections.with_fields(boxes_xyxy=boxes, corners_px=corners)
+    # the same box twice: one piece; two half boxes of one tile (overlap 0.25): two at 0.6
+    assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True]
+    assert distinct_pieces(detections, 0.6, {"tile": 0.15}).tolist() == [False, True, False, True]
+    assert distinct_pieces(detections, 0.6, {"card": 0.15}).tolist() == [False, True, True, True]
+
+
 @needs_models
 def test_a_one_kind_photo_takes_every_detection_as_that_kind() -> None:
     """`piece_kind` (scoring photos of one game): a card or die the detector reported on a

@@ -85,12 +85,20 @@ PHOTO_MIN_SCORE = 0.7
 # pieces spread out for a photo are each at least half visible: two detections whose quads
 # overlap by more than this are one piece found twice (`PerceptionConfig.duplicate_overlap`)
 PHOTO_DUPLICATE_OVERLAP = 0.6
+# tiles are laid side by side, never on each other: two tile boxes overlapping by this much of
+# the smaller are one tile (the detector sometimes boxes a tile's two halves apart)
+PHOTO_TILE_BOX_OVERLAP = 0.15
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which stay
 # unnamed and refuse the photo (asked again), and fewer missed pieces. Café hands, 200 rendered
 # tables of seeds 8,000,000+ (not the benchmark's): 0.35 → 11.0 % exactly right, 1 made-up
 # score (a tile never detected); 0.25 → 6.5 % right, none made up.
 PHOTO_DETECTION_SCORE = 0.25
+# The piece reader (`vision.piece_reader`) names a piece from its box when its best face is at
+# least this likely, and a detection it finds at least `PHOTO_NOT_PIECE` likely to be no
+# companion face (the table's pattern, a back) is dropped instead of refusing the photo.
+PHOTO_PIECE_PROBABILITY = 0.9
+PHOTO_NOT_PIECE = 0.9
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -99,19 +107,25 @@ PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-kin
 def perception_for(game: str | None) -> Any:
     """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE`, every
     detection taken as the game's kind of piece (the detector confuses small cards, tiles and
-    dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`), a piece found
-    twice kept once (`PHOTO_DUPLICATE_OVERLAP`); loaded once per game."""
+    dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`, and the piece
+    reader's `PHOTO_PIECE_PROBABILITY`), what the piece reader finds is no piece dropped
+    (`PHOTO_NOT_PIECE`), a piece found twice kept once (`PHOTO_DUPLICATE_OVERLAP`,
+    `PHOTO_TILE_BOX_OVERLAP`); loaded once per game."""
     from dataclasses import replace
 
     from vision.detector import DetectorConfig
     from vision.identify import Identifier, IdentifyConfig
+    from vision.piece_reader import PieceReaderConfig
     from vision.pipeline import Perception, PerceptionConfig
 
     low = PHOTO_DETECTION_SCORE
     config = PerceptionConfig(
         detector=DetectorConfig(score_thresholds={"card": low, "tile": low, "die": low}),
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
+        duplicate_box_overlap={"tile": PHOTO_TILE_BOX_OVERLAP},
         piece_kind=None if game is None else PIECE_KIND.get(game),
+        piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
+        drop_not_pieces=PHOTO_NOT_PIECE,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(config, identifier=identifier, games=None if game is None else [game])

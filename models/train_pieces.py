@@ -1,0 +1,141 @@
+"""Train the piece reader (`PieceReaderNet`): which companion face a card or tile crop shows.
+
+Verbs as for every model: build data (`models.data.extract_piece_crops`), train (this module),
+evaluate (``python -m models.evaluate``), export (`models.export.export_piece_reader`).
+
+The classes are the distinct companion faces (`models.data.face_classes`) plus class 0, "no
+companion face" (a back, a foreign piece, bare table). Crops are cut around disturbed boxes (often
+only part of the piece, as a detector boxes a half-covered card). Augmentation keeps labels
+exact: quarter turns (a piece lies any way round on the table), camera exposure, noise, blur and
+down-then-up sampling. 5 % of the scenes are held out to fit the softmax temperature and to
+report accuracy. The companion art is all it knows: a user's own printing is matched by the
+gallery (`vision.identify`) from its enrolled faces, not by this network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.runs import held_out_split, run_folder, train_epochs, write_json
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
+
+
+def _augment(x: Any, generator: Any) -> Any:
+    """Label-preserving augmentation of a (B, 3, S, S) batch in [0, 1]."""
+    import torch
+
+    from models.train_dice import camera_effects
+
+    b = x.shape[0]
+    out = x.clone()
+    turns = torch.randint(0, 4, (b,), generator=generator)
+    for k in (1, 2, 3):
+        rows = turns == k
+        if rows.any():
+            out[rows] = torch.rot90(out[rows], k, dims=(2, 3))
+    return camera_effects(out, generator, small_sides=(16, 40))
+
+
+def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+    import torch
+
+    net.eval()
+    parts = []
+    with torch.no_grad():
+        for start in range(0, len(crops), batch):
+            x = torch.from_numpy(crops[start : start + batch]).permute(0, 3, 1, 2).float() / 255
+            parts.append(net(x).numpy())
+    return np.concatenate(parts) if parts else np.zeros((0, 1), np.float32)
+
+
+def train_pieces(args: argparse.Namespace) -> Path:
+    """Train, calibrate and export the piece reader; return the ONNX path."""
+    import torch
+    import torch.nn.functional as F
+
+    from models.architectures import PieceReaderNet, count_parameters
+    from models.data import PIECE_ARRAYS, extract_piece_crops, face_classes
+    from models.export import export_piece_reader
+    from models.runs import scene_folders
+    from models.train_dice import _fit_temperature, cached_arrays
+
+    folder = run_folder(args)
+    started = time.time()
+    torch.manual_seed(args.seed)
+    classes = face_classes()
+    classes_file = folder / "classes.json"
+    if classes_file.exists() and json.loads(classes_file.read_text()) != [list(c) for c in classes]:
+        raise SystemExit(f"{folder}: its crops were labelled with other face classes (new --name)")
+    write_json(classes_file, [list(c) for c in classes])
+    data = cached_arrays(
+        folder / "crops.npz",
+        lambda: extract_piece_crops(
+            scene_folders(args),
+            classes,
+            seed=args.seed,
+            size=args.size,
+            jitters=args.jitters,
+            limit=6 if args.smoke else None,
+            progress=not args.no_progress,
+        ),
+        PIECE_ARRAYS,
+    )
+    n = len(data["labels"])
+    if n == 0:
+        raise SystemExit("no piece crops: the rendered scenes hold no cards or tiles")
+    train_idx, held_idx = held_out_split(data["scene"], args.seed)
+    crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
+    labels = torch.from_numpy(data["labels"])
+    net = PieceReaderNet(len(classes) + 1, args.width or 24)
+
+    def step_loss(idx: Any, generator: Any) -> Any:
+        logits = net(_augment(crops[idx].float() / 255.0, generator))
+        return F.cross_entropy(logits, labels[idx], label_smoothing=0.02)
+
+    _, epochs, step = train_epochs(
+        "pieces", folder, args, net, train_idx, step_loss, started, args.init
+    )
+    logits = _predict(net, data["crops"][held_idx])
+    held = data["labels"][held_idx]
+    temperature = _fit_temperature(logits, held) if len(held) else 1.0
+    z = logits / temperature
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    predicted, confidence = p.argmax(axis=1), p.max(axis=1)
+    faces = held > 0
+    metrics: dict[str, Any] = {
+        "model": "piece_reader",
+        "parameters": count_parameters(net),
+        "classes": len(classes) + 1,
+        "crops_train": int(len(train_idx)),
+        "crops_held_out": int(len(held_idx)),
+        "epochs": epochs,
+        "steps": step,
+        "seed": args.seed,
+        "crop_size": args.size,
+        "temperature": temperature,
+        "held_out_accuracy": float((predicted == held).mean()) if len(held) else 0.0,
+        "held_out_face_accuracy": float((predicted[faces] == held[faces]).mean())
+        if faces.any()
+        else 0.0,
+        "train_seconds_this_call": round(time.time() - started, 1),
+    }
+    for threshold in (0.8, 0.9, 0.95):
+        sure = faces & (confidence >= threshold)
+        metrics[f"held_out_faces_named_at_{threshold}"] = {
+            "right": float((sure & (predicted == held)).sum() / max(faces.sum(), 1)),
+            "wrong": float((sure & (predicted != held)).sum() / max(faces.sum(), 1)),
+        }
+    out = args.out or (folder / "piece_reader.onnx" if args.smoke else DEFAULT_OUT)
+    export_piece_reader(net, out, size=args.size, temperature=temperature, classes=classes)
+    metrics["onnx"] = str(out)
+    write_json(folder / "metrics.json", metrics)
+    print(json.dumps(metrics))
+    return Path(out)

@@ -1,0 +1,148 @@
+"""The piece reader: which companion card or tile face a detected piece shows, from its box alone.
+
+Gallery matching (`vision.identify`) needs a piece's four corners, and a half-covered card's or a
+blurred tile's corners are where it fails. The piece reader looks at a square crop around the
+detector's box (cut from the full-resolution frame like a die's, `vision.dice_reader.crop_dice`)
+and a small network (`models/piece_reader.onnx`, trained by ``python -m models.train pieces`` on
+our renders) gives calibrated odds over the distinct companion faces plus "no companion face"
+(a back, a foreign piece, bare table). A piece is named when its best face is at least
+`PieceReaderConfig.min_probability` likely; the identities sharing a face (Dice King's penalty
+cards of one value) are named by the first, as the gallery does.
+
+It knows the companion art only: a user's own printing is identified by the gallery from its
+enrolled faces, so `vision.pipeline.Perception` does not ask it about games with enrolled faces.
+
+Public names: `PieceReaderConfig`, `PieceReadings`, `PieceReader`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.dice_reader import crop_dice
+from vision.errors import ModelError
+from vision.sessions import load_session
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "piece_reader.onnx"
+
+
+@dataclass(frozen=True)
+class PieceReaderConfig:
+    """Piece reader settings.
+
+    Attributes:
+        margin: context on each side of the box, as a fraction of its longer side (as trained).
+        min_probability: a piece is named only when its best face is at least this likely
+            (after restricting to the games asked about); below it the identity stays None.
+        batch: most crops per model call.
+        threads: onnxruntime intra-op threads.
+    """
+
+    margin: float = 0.1
+    min_probability: float = 0.9
+    batch: int = 64
+    threads: int = 1
+
+
+@dataclass(frozen=True)
+class PieceReadings:
+    """What the piece reader concluded about n boxes.
+
+    Attributes:
+        identities: (n,) object: the named identity, or None (unsure, or no companion face).
+        scores: (n,) float32: the best face's probability.
+        probabilities: (n, C) float32: odds of "no companion face" (column 0) and of each face
+            (columns 1…, `PieceReader.classes`), restricted to the games asked about.
+    """
+
+    identities: np.ndarray
+    scores: np.ndarray
+    probabilities: np.ndarray
+
+
+class PieceReader:
+    """Reads card and tile faces with the ONNX piece reader (loaded once, in the constructor).
+
+    Raises:
+        ModelError: the model file is missing, unreadable, or carries no face classes.
+    """
+
+    def __init__(
+        self, model_path: str | Path | None = None, config: PieceReaderConfig | None = None
+    ) -> None:
+        self.config = config or PieceReaderConfig()
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        self._session = load_session(path, "piece reader", threads=self.config.threads)
+        self._input = self._session.get_inputs()[0].name
+        shape = self._session.get_inputs()[0].shape
+        self.crop_size = int(shape[-1]) if isinstance(shape[-1], int) else 64
+        meta = self._session.get_modelmeta().custom_metadata_map.get("face_classes")
+        try:
+            groups = json.loads(meta) if meta else None
+        except ValueError:
+            groups = None
+        if not isinstance(groups, list) or not all(
+            isinstance(g, list) and g and all(isinstance(i, str) for i in g) for g in groups
+        ):
+            raise ModelError(f"piece reader model carries no face classes: {path}")
+        # class 0 is "no companion face"; then one class per face, its identities
+        self.classes: tuple[tuple[str, ...], ...] = ((),) + tuple(tuple(g) for g in groups)
+        self._games = np.array(
+            [""] + [g[0].partition("/")[0] for g in self.classes[1:]], dtype=object
+        )
+
+    def allowed(self, games: Sequence[str] | None) -> np.ndarray:
+        """(C,) bool: the classes a piece of one of `games` (all when None) may be."""
+        if games is None:
+            return np.ones(len(self.classes), bool)
+        keep = np.isin(self._games, list(games))
+        keep[0] = True
+        return keep
+
+    def read(
+        self, frame: np.ndarray, boxes_xyxy: np.ndarray, games: Sequence[str] | None = None
+    ) -> PieceReadings:
+        """Read the pieces in `boxes_xyxy` (n, 4; pixels of `frame`, uint8 BGR)."""
+        boxes = np.asarray(boxes_xyxy, np.float64).reshape(-1, 4)
+        n = len(boxes)
+        width = len(self.classes)
+        if n == 0:
+            return PieceReadings(
+                np.empty(0, object), np.zeros(0, np.float32), np.zeros((0, width), np.float32)
+            )
+        crops = crop_dice(frame, boxes, size=self.crop_size, margin=self.config.margin)
+        parts = []
+        for start in range(0, n, self.config.batch):
+            batch = crops[start : start + self.config.batch]
+            tensor = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+            parts.append(self._session.run(None, {self._input: tensor})[0])
+        probabilities = np.concatenate(parts).astype(np.float32)
+        probabilities *= self.allowed(games)
+        probabilities /= np.maximum(probabilities.sum(axis=1, keepdims=True), 1e-12)
+        best = probabilities.argmax(axis=1)
+        scores = probabilities[np.arange(n), best]
+        identities = np.empty(n, object)
+        for i, (k, p) in enumerate(zip(best, scores, strict=True)):
+            sure = k > 0 and p >= self.config.min_probability
+            identities[i] = self.classes[int(k)][0] if sure else None
+        return PieceReadings(identities, scores.astype(np.float32), probabilities)
+
+    def candidates(
+        self, probabilities: np.ndarray, top_k: int = 3
+    ) -> tuple[tuple[str, float], ...]:
+        """The `top_k` likeliest faces of one row of `PieceReadings.probabilities` (identity,
+        probability), best first; "no companion face" left out."""
+        order = np.argsort(-probabilities[1:])[:top_k] + 1
+        return tuple(
+            (self.classes[int(k)][0], float(probabilities[k]))
+            for k in order
+            if probabilities[k] > 0
+        )
+
+
+__all__ = ["PieceReader", "PieceReaderConfig", "PieceReadings"]
