@@ -381,6 +381,13 @@ def main(argv: list[str] | None = None) -> int:
         help="how the piece reader joins the gallery match (cards and tiles)",
     )
     parser.add_argument("--piece-model", type=Path, default=None)
+    parser.add_argument(
+        "--drop-not-pieces",
+        type=float,
+        default=PerceptionConfig().drop_not_pieces,
+        metavar="P",
+        help="drop cards and tiles the piece reader finds at least P likely to be no piece",
+    )
     args = parser.parse_args(argv)
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
@@ -391,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         use_pip_veto=args.pip_veto,
         top_face=args.top_face,
         piece_reader=args.piece_reader,
+        drop_not_pieces=args.drop_not_pieces,
     )
     perception = Perception(
         config,
@@ -404,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         "pip_veto": args.pip_veto,
         "top_face": args.top_face,
         "piece_reader": args.piece_reader,
+        "drop_not_pieces": args.drop_not_pieces,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

@@ -94,10 +94,10 @@ class PerceptionConfig:
             nearly covers another; scoring photos (`vision.readers.photos`) of pieces spread
             out, each at least half visible, use 0.6. On the eval split it took card recall
             0.75 → 0.72 (stacked cards merged), so it stays off there.
-        duplicate_box_overlap: per kind, how much of the smaller of two boxes may overlap
-            before they are one piece (default: `duplicate_overlap`). Scoring photos of
-            tiles, which lie side by side and never on each other, use a small value: the
-            detector sometimes boxes the two halves of one tile.
+        duplicate_union: per kind of piece that lies side by side and never on another (tiles in
+            a scoring photo): two boxes that touch and together are no longer than this ×
+            the kind's median box are one piece (`distinct_pieces`; the detector sometimes
+            boxes the two halves of one tile apart). Empty (default): not used.
         top_face: how the top-face reader (`vision.top_face`) joins the whole-die reader:
             ``product`` (default), ``replace`` or ``off`` (`combine_readings`).
         top_face_pip_likelihood: how likely a sure pip count on the rectified top face is
@@ -132,7 +132,7 @@ class PerceptionConfig:
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
     piece_kind: str | None = None
     duplicate_overlap: float | None = None
-    duplicate_box_overlap: dict[str, float] = field(default_factory=dict)
+    duplicate_union: dict[str, float] = field(default_factory=dict)
     top_face: str = "product"
     top_face_pip_likelihood: float = 0.8
     top_face_reader: TopFaceConfig = field(default_factory=TopFaceConfig)
@@ -248,35 +248,76 @@ def _scatter(detections: Detections, rows: np.ndarray, part: Detections) -> Dete
 
 
 def distinct_pieces(
-    detections: Detections, overlap: float, box_overlap: dict[str, float] | None = None
+    detections: Detections, overlap: float, union: dict[str, float] | None = None
 ) -> np.ndarray:
-    """Which rows to keep so that no two cards (or tiles) have quads, or boxes, overlapping by
-    `overlap` of the smaller one or more: named pieces first, then by detector score. Dice
-    always stay. (Boxes too: a piece named from its box keeps the detector's rough corners, and
-    one piece found by two passes of the detector has two such quads but nearly one box.)
-    `box_overlap` sets the boxes' limit per kind (default `overlap`)."""
-    box_limits = box_overlap or {}
+    """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
+    ones before parts (boxes under 0.6 of the median), the surest name first, then by detector
+    score. Dice always stay. A box astride two pieces
+    (about twice a piece's size, holding most of two piece-sized boxes that are not one piece)
+    is dropped first.
+
+    Two detections are one piece when their quads, or their boxes, overlap by `overlap` of the
+    smaller one or more (boxes too: a piece named from its box keeps the detector's rough
+    corners, and one piece found by two passes of the detector has two such quads but nearly
+    one box), or — for a kind in `union`, pieces that lie side by side and never on each other —
+    when their boxes touch and together are no longer than ``union[kind]`` × the kind's median
+    box (the detector sometimes boxes two halves of one tile apart)."""
+    limits = union or {}
     keep = np.ones(len(detections), bool)
     boxes = detections.boxes_xyxy.astype(np.float64)
-    areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
+    sizes = np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6)
+    areas = np.prod(sizes, axis=1)
 
-    def overlap_of_boxes(i: int, j: int) -> float:
+    def inter(i: int, j: int) -> float:
         wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
-        return float(np.prod(np.maximum(wh, 0.0)) / min(areas[i], areas[j]))
+        return float(np.prod(np.maximum(wh, 0.0)))
+
+    def same_piece(i: int, j: int, limit: float | None, typical: float) -> bool:
+        common = inter(i, j)
+        if common >= overlap * min(areas[i], areas[j]):
+            return True
+        if limit is not None and common > 0:
+            joined = np.maximum(boxes[i, 2:], boxes[j, 2:]) - np.minimum(boxes[i, :2], boxes[j, :2])
+            if joined.max() <= limit * typical:
+                return True
+        return quad_overlap(detections.corners_px[i], detections.corners_px[j]) >= overlap
 
     for kind in ("card", "tile"):
         rows = [int(i) for i in np.flatnonzero(detections.kinds == kind)]
+        if not rows:
+            continue
+        # a box astride two pieces (as large as two, holding most of two piece-sized boxes that
+        # are not one piece) is neither of them, however sure its name: keeping it would drop
+        # both. (Two halves of one piece boxed apart are not piece-sized: their piece stays.)
+        area = float(np.median(areas[rows]))
+        for i in rows:
+            if areas[i] < 1.5 * area:
+                continue
+            inside = [
+                j
+                for j in rows
+                if j != i and areas[j] >= 0.6 * area and inter(i, j) >= overlap * areas[j]
+            ]
+            if any(
+                inter(j, k) < overlap * min(areas[j], areas[k])
+                for n, j in enumerate(inside)
+                for k in inside[n + 1 :]
+            ):
+                keep[i] = False
+        rows = [i for i in rows if keep[i]]
+        typical = float(np.median(sizes[rows].max(axis=1)))
         order = sorted(
             rows,
-            key=lambda i: (detections.identities[i] is None, -float(detections.scores[i])),
+            key=lambda i: (
+                detections.identities[i] is None,
+                bool(areas[i] < 0.6 * area),  # a part of a piece after whole ones
+                -float(detections.identity_scores[i]),
+                -float(detections.scores[i]),
+            ),
         )
         kept: list[int] = []
         for i in order:
-            if any(
-                overlap_of_boxes(i, j) >= box_limits.get(kind, overlap)
-                or quad_overlap(detections.corners_px[i], detections.corners_px[j]) >= overlap
-                for j in kept
-            ):
+            if any(same_piece(i, j, limits.get(kind), typical) for j in kept):
                 keep[i] = False
             else:
                 kept.append(i)
@@ -449,7 +490,7 @@ class Perception:
                             matches[int(row)] = m
         if self.config.duplicate_overlap is not None:
             keep = distinct_pieces(
-                detections, self.config.duplicate_overlap, self.config.duplicate_box_overlap
+                detections, self.config.duplicate_overlap, self.config.duplicate_union
             )
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]

@@ -127,22 +127,83 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
 
 def test_one_piece_boxed_twice_is_kept_once_even_when_its_quads_differ() -> None:
     """A piece named from its box keeps the detector's rough corners: two passes of the
-    detector give one tile two different quads but nearly one box. Tiles lie side by side, so a
-    photo of tiles merges boxes that overlap a little (the two halves of one tile boxed apart)
-    while neighbouring tiles stay apart."""
+    detector give one tile two different quads but nearly one box. Tiles lie side by side, so
+    in a photo of tiles two boxes that touch and together are about one tile long are one tile
+    (its two halves boxed apart), while neighbours whose boxes touch stay two."""
     from vision.pipeline import distinct_pieces
 
-    detections = make(["tile", "tile", "tile", "tile"])
+    detections = make(["tile"] * 6)
     boxes = np.array(
-        [[0, 0, 40, 40], [1, 1, 41, 41], [100, 0, 140, 20], [100, 15, 140, 40]], np.float32
+        [
+            [0, 0, 40, 40],
+            [1, 1, 41, 41],  # the same box again
+            [100, 0, 140, 22],  # top half of a tile
+            [100, 18, 140, 40],  # its bottom half
+            [200, 0, 240, 40],  # two neighbours whose boxes touch
+            [236, 0, 276, 40],
+        ],
+        np.float32,
     )
     corners = detections.corners_px.copy()
     corners[1] = [[60, 60], [70, 60], [70, 70], [60, 70]]  # a bad quad, far from the other
     detections = detections.with_fields(boxes_xyxy=boxes, corners_px=corners)
-    # the same box twice: one piece; two half boxes of one tile (overlap 0.25): two at 0.6
-    assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True]
-    assert distinct_pieces(detections, 0.6, {"tile": 0.15}).tolist() == [False, True, False, True]
-    assert distinct_pieces(detections, 0.6, {"card": 0.15}).tolist() == [False, True, True, True]
+    assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True, True]
+    assert distinct_pieces(detections, 0.6, {"tile": 1.3}).tolist() == [
+        False,
+        True,
+        False,
+        True,
+        True,
+        True,
+    ]
+    assert distinct_pieces(detections, 0.6, {"card": 1.3}).tolist() == [
+        False,
+        True,
+        True,
+        True,
+        True,
+        True,
+    ]
+
+
+def test_a_box_astride_two_cards_is_dropped_not_the_cards() -> None:
+    """The detector sometimes boxes two neighbouring cards as one; named after one of them it
+    would otherwise swallow both. Two halves of one card inside its box keep the card."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card"] * 7)
+    boxes = np.array(
+        [
+            [0, 0, 60, 90],  # two neighbouring cards...
+            [62, 0, 122, 90],
+            [0, 0, 122, 90],  # ...and a box across both
+            [200, 0, 260, 90],  # one card, and its two halves boxed apart
+            [200, 0, 260, 44],
+            [200, 46, 260, 90],
+            [300, 0, 360, 90],  # a lone card
+        ],
+        np.float32,
+    )
+    names = np.array(["kings-breakfast/ham"] * 7, object)
+    detections = detections.with_fields(
+        boxes_xyxy=boxes, identities=names, identity_scores=np.ones(7, np.float32)
+    )
+    kept = distinct_pieces(detections, 0.6).tolist()
+    assert kept == [True, True, False, True, False, False, True]
+
+
+def test_of_two_names_for_one_piece_the_surer_is_kept() -> None:
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card", "card"])
+    names = np.array(["kings-breakfast/ham", "kings-breakfast/cheese"], object)
+    detections = detections.with_fields(
+        boxes_xyxy=np.array([[0, 0, 40, 60], [2, 2, 40, 60]], np.float32),
+        identities=names,
+        identity_scores=np.array([0.98, 0.7], np.float32),
+    )
+    # the second has the higher detector score (make's), the first the surer name
+    assert distinct_pieces(detections, 0.6).tolist() == [True, False]
 
 
 @needs_models
