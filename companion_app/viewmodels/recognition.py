@@ -346,25 +346,30 @@ def load_recognition(
     try:
         from vision.corner_refiner import CornerRefinerConfig
         from vision.detector import DetectorConfig
+        from vision.gallery import default_gallery, load_gallery
+        from vision.identify import Identifier
         from vision.pipeline import Perception, PerceptionConfig
         from vision.top_face import TopFaceConfig
 
-        # one thread: the other core draws the preview
+        # one thread: the other core draws the preview; no outline look (3.5 ms a piece): the
+        # app votes over frames instead
         config = PerceptionConfig(
             detector=DetectorConfig(threads=1),
             corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
             top_face_reader=TopFaceConfig(threads=1, views=1),
+            outline_look=False,
         )
-        perception = Perception(config, detector_model=path, identify=False)  # identified below
+        identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
+        # the piece reader names what it is sure of, the gallery (enrolled faces first) the rest
+        perception = Perception(config, detector_model=path, identifier=identifier, games=[game])
     except (ImportError, ValueError) as error:  # ModelError is a ValueError
         raise RecognitionUnavailable(str(error).splitlines()[0]) from None
-    from vision.gallery import default_gallery, load_gallery
-    from vision.identify import Identifier
 
-    identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
+    def process(frame: np.ndarray) -> Detections:
+        return perception.process(frame, identify=False)  # identified below, timed apart
 
     def identify(frame: np.ndarray, detections: Detections) -> tuple[Detections, list[Any]]:
-        return identifier.identify_detailed(frame, detections, [game])
+        return perception.identify_detailed(frame, detections)
 
     zones = None
     layout = getattr(state, "layout", None)
@@ -391,7 +396,7 @@ def load_recognition(
         game,
         state,
         n_players,
-        process=perception.process,
+        process=process,
         identify=identify,
         read=read,
         corrections=corrections,

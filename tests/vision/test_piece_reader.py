@@ -174,3 +174,35 @@ def test_boxes_on_bare_table_are_dropped_when_asked(faces: dict[str, np.ndarray]
     assert list(named.identities) == ["kings-breakfast/ham"]
     keeping = Perception(identifier=identifier, games=["kings-breakfast"])
     assert list(keeping.identify(frame, detections).identities) == ["kings-breakfast/ham", None]
+
+
+@needs_model
+def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """A box the reader finds shows no piece but which touches a named piece may be a piece
+    boxed badly (half on the table): it stays, unnamed, so that a scoring photo is asked again
+    instead of scored without it; one far from every piece is dropped."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
+    x0, y0, x1, y1 = box
+    touching = [x1 - 5, y0, x1 + 55, y1]  # mostly bare table, overlapping the card's edge
+    far = [250, 40, 310, 130]
+    detections = make(["card", "card", "card"]).with_fields(
+        boxes_xyxy=np.array([box, touching, far], np.float32)
+    )
+    perception = Perception(
+        PerceptionConfig(drop_not_pieces=0.5),
+        identifier=Identifier(default_gallery(["kings-breakfast"])),
+        games=["kings-breakfast"],
+    )
+    reader = perception.piece_reader
+    assert reader is not None
+    p_none = reader.read(frame, detections.boxes_xyxy, ["kings-breakfast"]).probabilities[:, 0]
+    assert p_none[1] >= 0.5 and p_none[2] >= 0.5  # both read as no piece
+    named = perception.identify(frame, detections)
+    assert len(named) == 2
+    assert named.identities[0] == "kings-breakfast/ham"
+    assert named.boxes_xyxy[1].tolist() == touching

@@ -223,3 +223,22 @@ def test_a_one_kind_photo_takes_every_detection_as_that_kind() -> None:
     plain = Perception(identify=False)
     plain.detector = Fixed()  # type: ignore[assignment]
     assert list(plain.detect(np.zeros((64, 64, 3), np.uint8)).kinds) == ["card", "die", "tile"]
+
+
+def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
+    """Tiles never lie on each other: of two named tile boxes that overlap, one is no tile of
+    its own (a box astride two tiles), so its name is doubtful (the photo is asked again)."""
+    from vision.pipeline import overlapping_pieces
+
+    detections = make(["tile", "tile", "tile", "card", "card"])
+    boxes = np.array(
+        [[0, 0, 50, 50], [52, 0, 102, 50], [30, 20, 80, 70], [0, 0, 50, 50], [30, 20, 80, 70]],
+        np.float32,
+    )
+    names = np.array(["cafe-international/uk/m"] * 3 + ["kings-breakfast/ham"] * 2, object)
+    detections = detections.with_fields(
+        boxes_xyxy=boxes,
+        identities=names,
+        identity_scores=np.array([0.99, 0.98, 0.97, 0.9, 0.9], np.float32),
+    )
+    assert overlapping_pieces(detections, ("tile",)).tolist() == [False, False, True, False, False]
