@@ -388,6 +388,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="P",
         help="drop cards and tiles the piece reader finds at least P likely to be no piece",
     )
+    parser.add_argument(
+        "--piece-reader-veto",
+        type=float,
+        default=PerceptionConfig().piece_reader_veto,
+        metavar="P",
+        help="withdraw gallery names the piece reader gives under P",
+    )
     args = parser.parse_args(argv)
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
@@ -399,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         top_face=args.top_face,
         piece_reader=args.piece_reader,
         drop_not_pieces=args.drop_not_pieces,
+        piece_reader_veto=args.piece_reader_veto,
     )
     perception = Perception(
         config,
@@ -413,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         "top_face": args.top_face,
         "piece_reader": args.piece_reader,
         "drop_not_pieces": args.drop_not_pieces,
+        "piece_reader_veto": args.piece_reader_veto,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

@@ -118,6 +118,8 @@ class PerceptionConfig:
         drop_not_pieces: remove cards and tiles that the piece reader finds at least this
             likely to show no companion face (the table's pattern, a foreign card, a back),
             as `drop_not_dice` does for dice. None (default): keep them (unnamed).
+        piece_reader_veto: a gallery name is withdrawn when the piece reader gives that face
+            less than this probability (None, default: never).
         keep_not_pieces_within: such a box is kept all the same (unnamed) when it lies within
             this × a piece's size of a piece the reader named (0, default: when it touches
             one): it may be a piece boxed badly, and a scoring photo is then asked again rather
@@ -149,6 +151,7 @@ class PerceptionConfig:
     piece_reader: str = "first"
     piece_reader_config: PieceReaderConfig = field(default_factory=PieceReaderConfig)
     drop_not_pieces: float | None = None
+    piece_reader_veto: float | None = None
     keep_not_pieces_within: float = 0.0
 
 
@@ -531,16 +534,18 @@ class Perception:
             return detections, [None] * len(detections)
         mode = self.config.piece_reader if self.piece_reader is not None else "off"
         if mode == "first":
-            detections, matches, not_pieces = self._read_pieces(frame, detections)
+            detections, matches, not_pieces, odds = self._read_pieces(frame, detections)
             if not_pieces.any():
                 detections = detections[~not_pieces]
                 matches = [m for m, drop in zip(matches, not_pieces, strict=True) if not drop]
                 pieces = pieces[~not_pieces]
+                odds = odds[~not_pieces]
             rest = np.flatnonzero(
                 pieces & np.array([i is None for i in detections.identities], bool)
             )
             if len(rest):
                 matched, rest_matches = self._match_gallery(frame, detections[rest])
+                matched, rest_matches = self._veto(matched, rest_matches, odds[rest])
                 detections = _scatter(detections, rest, matched)
                 for row, m in zip(rest, rest_matches, strict=True):
                     matches[int(row)] = m
@@ -551,7 +556,7 @@ class Perception:
                     pieces & np.array([i is None for i in detections.identities], bool)
                 )
                 if len(rest):
-                    read, read_matches, _ = self._read_pieces(frame, detections[rest])
+                    read, read_matches, _, _ = self._read_pieces(frame, detections[rest])
                     detections = _scatter(detections, rest, read)
                     for row, m in zip(rest, read_matches, strict=True):
                         if m is not None and m.identity is not None:
@@ -584,17 +589,20 @@ class Perception:
 
     def _read_pieces(
         self, frame: np.ndarray, detections: Detections
-    ) -> tuple[Detections, list[Match | None], np.ndarray]:
+    ) -> tuple[Detections, list[Match | None], np.ndarray, np.ndarray]:
         """The piece reader on every card and tile: identities it is sure of, their Matches,
-        and which rows are no piece (`drop_not_pieces`)."""
+        which rows are no piece (`drop_not_pieces`), and every row's face odds (NaN where it
+        was not asked)."""
         matches: list[Match | None] = [None] * len(detections)
         not_pieces = np.zeros(len(detections), bool)
         rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
         games = self._reader_games()
         if self.piece_reader is None or not games or len(rows) == 0:
-            return detections, matches, not_pieces
+            return detections, matches, not_pieces, np.full((len(detections), 1), np.nan)
         reader = self.piece_reader
         readings = reader.read(frame, detections.boxes_xyxy[rows], games)
+        odds = np.full((len(detections), len(reader.classes)), np.nan, np.float32)
+        odds[rows] = readings.probabilities
         if self.config.drop_not_pieces is not None:
             not_pieces[rows] = readings.probabilities[:, 0] >= self.config.drop_not_pieces
             named = rows[np.array([i is not None for i in readings.identities], bool)]
@@ -626,7 +634,28 @@ class Perception:
                 reader.classes[best],
             )
         named = detections.with_fields(identities=identities, identity_scores=scores)
-        return named, matches, not_pieces
+        return named, matches, not_pieces, odds
+
+    def _veto(
+        self, detections: Detections, matches: list[Match | None], odds: np.ndarray
+    ) -> tuple[Detections, list[Match | None]]:
+        """Gallery names the piece reader all but rules out (its odds of that face below
+        `piece_reader_veto`) are withdrawn; rows it did not read (NaN odds) keep theirs."""
+        limit = self.config.piece_reader_veto
+        reader = self.piece_reader
+        if limit is None or reader is None or odds.shape[1] != len(reader.classes):
+            return detections, matches
+        column = {identity: k for k, group in enumerate(reader.classes) for identity in group}
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        out = list(matches)
+        for i, identity in enumerate(detections.identities):
+            k = column.get(str(identity)) if identity is not None else None
+            if k is None or not np.isfinite(odds[i, k]) or odds[i, k] >= limit:
+                continue
+            identities[i], scores[i], out[i] = None, 0.0, None
+        vetoed = detections.with_fields(identities=identities, identity_scores=scores)
+        return vetoed, out
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections

@@ -206,3 +206,33 @@ def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
     assert len(named) == 2
     assert named.identities[0] == "kings-breakfast/ham"
     assert named.boxes_xyxy[1].tolist() == touching
+
+
+@needs_model
+def test_the_reader_withdraws_a_gallery_name_it_all_but_rules_out(
+    faces: dict[str, np.ndarray], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`piece_reader_veto`: the gallery calls a ham card cheese; the reader, though too unsure
+    to name the card itself here, gives cheese almost no chance, so the name is withdrawn."""
+    from vision.gallery import HOME_ENV
+
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))  # no enrolled faces
+    from tests.vision.test_pipeline_identify import RecordingIdentifier
+    from vision.piece_reader import PieceReaderConfig
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    never_sure = PieceReaderConfig(min_probability=1.01)  # the reader names nothing itself
+
+    def identified(veto: float | None) -> object:
+        config = PerceptionConfig(piece_reader_config=never_sure, piece_reader_veto=veto)
+        perception = Perception(
+            config,
+            identifier=RecordingIdentifier(),  # type: ignore[arg-type]
+            games=["kings-breakfast"],
+        )
+        return perception.identify(frame, detections).identities[0]
+
+    assert identified(None) == "kings-breakfast/cheese"
+    assert identified(0.2) is None
