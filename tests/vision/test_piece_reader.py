@@ -236,3 +236,23 @@ def test_the_reader_withdraws_a_gallery_name_it_all_but_rules_out(
 
     assert identified(None) == "kings-breakfast/cheese"
     assert identified(0.2) is None
+
+
+@needs_model
+@pytest.mark.parametrize(("mode", "expected"), [("after", "kings-breakfast/ham"), ("off", None)])
+def test_the_reader_after_the_gallery_names_what_the_gallery_left(
+    faces: dict[str, np.ndarray], mode: str, expected: str | None
+) -> None:
+    from tests.vision.test_pipeline_identify import NthLookIdentifier
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    gallery = NthLookIdentifier(99)  # names nothing
+    perception = Perception(
+        PerceptionConfig(piece_reader=mode, outline_look=False),
+        identifier=gallery,  # type: ignore[arg-type]
+        games=["kings-breakfast"],
+    )
+    assert perception.identify(frame, detections).identities[0] == expected
+    assert len(gallery.corners) == 1  # the gallery was asked first

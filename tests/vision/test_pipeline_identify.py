@@ -59,8 +59,15 @@ needs_models = pytest.mark.skipif(
 
 @needs_models
 def test_cards_are_identified_among_the_games_pieces() -> None:
+    from vision.pipeline import PerceptionConfig
+
     identifier = RecordingIdentifier()
-    perception = Perception(identifier=identifier, games=["kings-breakfast"])  # type: ignore[arg-type]
+    # the gallery's part alone (the piece reader would see no cheese on a black frame)
+    perception = Perception(
+        PerceptionConfig(piece_reader="off"),
+        identifier=identifier,  # type: ignore[arg-type]
+        games=["kings-breakfast"],
+    )
     frame = np.zeros((64, 64, 3), np.uint8)
     result = perception.identify(frame, make(["card", "die"]))
     assert identifier.calls == [("kings-breakfast",)]
@@ -100,7 +107,9 @@ def test_unnamed_cards_get_a_second_and_an_outline_look(
     from vision.pipeline import PerceptionConfig
 
     identifier = NthLookIdentifier(n)
-    config = PerceptionConfig(second_look=second_look, outline_look=outline_look)
+    config = PerceptionConfig(
+        second_look=second_look, outline_look=outline_look, piece_reader="off"
+    )  # the gallery's looks alone
     perception = Perception(config, identifier=identifier)  # type: ignore[arg-type]
     frame = np.full((64, 64, 3), 90, np.uint8)
     result, matches = perception.identify_detailed(frame, make(["card", "die"]))
