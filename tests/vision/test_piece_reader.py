@@ -36,6 +36,14 @@ def table_with(face: np.ndarray, long_side: int = 72, turns: int = 0) -> tuple[n
     return frame, [x, y, x + pw, y + ph]
 
 
+@pytest.fixture(autouse=True)
+def no_enrolled_faces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty user data folder: whether the reader is asked depends on enrolled faces."""
+    from vision.gallery import HOME_ENV
+
+    monkeypatch.setenv(HOME_ENV, str(tmp_path))
+
+
 @pytest.fixture(scope="module")
 def reader() -> PieceReader:
     return PieceReader()
@@ -210,13 +218,10 @@ def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
 
 @needs_model
 def test_the_reader_withdraws_a_gallery_name_it_all_but_rules_out(
-    faces: dict[str, np.ndarray], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    faces: dict[str, np.ndarray],
 ) -> None:
     """`piece_reader_veto`: the gallery calls a ham card cheese; the reader, though too unsure
     to name the card itself here, gives cheese almost no chance, so the name is withdrawn."""
-    from vision.gallery import HOME_ENV
-
-    monkeypatch.setenv(HOME_ENV, str(tmp_path))  # no enrolled faces
     from tests.vision.test_pipeline_identify import RecordingIdentifier
     from vision.piece_reader import PieceReaderConfig
     from vision.pipeline import PerceptionConfig
