@@ -323,6 +323,13 @@ class Recognition:
             close()
 
 
+# The piece reader (`vision.piece_reader`, about 1 ms a piece on one thread) is off on the live
+# table, where the app votes over frames: Dice King demo previews with it 18.0, 20.2, 18.2, 20.1,
+# 21.5 FPS (perception latency 122-126 ms), without it 21.9, 23.0, 22.8 (95-107 ms), changes
+# recognised no better (2-3 of 6 against 3-4), on this 2-core machine. Photos and `detect` use it.
+LIVE_PIECE_READER = "off"
+
+
 def load_recognition(
     game: str,
     state: Any,
@@ -358,9 +365,9 @@ def load_recognition(
             corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
             top_face_reader=TopFaceConfig(threads=1, views=1),
             outline_look=False,
+            piece_reader=LIVE_PIECE_READER,
         )
         identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
-        # the piece reader names what it is sure of, the gallery (enrolled faces first) the rest
         perception = Perception(config, detector_model=path, identifier=identifier, games=[game])
     except (ImportError, ValueError) as error:  # ModelError is a ValueError
         raise RecognitionUnavailable(str(error).splitlines()[0]) from None
