@@ -82,7 +82,7 @@ def test_kings_breakfast_cards_are_named_from_their_box(
     # Dice King's inhabitants of one kind differ in small print (value, dice rule; DK-4): at
     # this size the reader names only some of them and leaves the rest to the gallery
     ("game", "share"),
-    [("cafe-international", 0.9), ("dice-king", 0.3)],
+    [("cafe-international", 0.9), ("dice-king", 0.5)],
 )
 def test_faces_are_named_and_none_wrongly(
     reader: PieceReader, faces: dict[str, np.ndarray], game: str, share: float
