@@ -122,12 +122,13 @@ class PerceptionConfig:
             less than this probability (None: never). 0.05 (default): on the eval split's
             matched cards / tiles, wrong names 8 / 5 → 4 / 2, right ones unchanged.
         keep_not_pieces_within: such a box is kept all the same (unnamed) when it lies within
-            this × a piece's size of a piece the reader named (0, default: when it touches
-            one): it may be a piece boxed badly, and a scoring photo is then asked again rather
-            than scored without it. Café hands on 200 rendered tables of seeds 8,000,000+:
-            0 → 50, 0.25 → 47, 0.5 → 45 exactly right, none wrong; before the rule (and the
-            rest of `overlapping_pieces` and the astride rule), 8 of about 450 photos were
-            scored wrong.
+            this × a piece's size of a piece the reader named: it may be a piece boxed badly,
+            or one the reader misread as no piece, and a scoring photo is then asked again
+            rather than scored without it. Café hands on 200 rendered tables of seeds
+            8,000,000+ (piece reader v1): 0 (touching) → 50, 0.25 → 47, 0.5 → 45 exactly
+            right, none wrong; before the rule (and `overlapping_pieces` and the astride rule),
+            8 of about 450 photos were scored wrong; with 0, seeds 8,000,200+ showed a tile
+            read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -153,7 +154,7 @@ class PerceptionConfig:
     piece_reader_config: PieceReaderConfig = field(default_factory=PieceReaderConfig)
     drop_not_pieces: float | None = None
     piece_reader_veto: float | None = 0.05
-    keep_not_pieces_within: float = 0.0
+    keep_not_pieces_within: float = 0.25
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -262,6 +263,20 @@ def _scatter(detections: Detections, rows: np.ndarray, part: Detections) -> Dete
     return detections.with_fields(identities=identities, identity_scores=scores, corners_px=corners)
 
 
+def _same_name(
+    detections: Detections, matches: Sequence[Match | None], row: int, other: int
+) -> bool:
+    """Whether `other` names the piece as `row` does: the same identity (or one sharing its
+    face), or no name at all."""
+    a, b = detections.identities[row], detections.identities[other]
+    if b is None or a == b:
+        return True
+    kept, dropped = matches[row], matches[other]
+    if kept is not None and b in kept.aliases:
+        return True
+    return dropped is not None and a in dropped.aliases
+
+
 def _near_boxes(
     boxes_xyxy: np.ndarray, candidates: np.ndarray, anchors: np.ndarray, within: float
 ) -> np.ndarray:
@@ -316,7 +331,10 @@ def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
 
 
 def distinct_pieces(
-    detections: Detections, overlap: float, union: dict[str, float] | None = None
+    detections: Detections,
+    overlap: float,
+    union: dict[str, float] | None = None,
+    absorbed: dict[int, list[int]] | None = None,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
     ones before parts (boxes under 0.6 of the median), the surest name first, then by detector
@@ -329,7 +347,8 @@ def distinct_pieces(
     corners, and one piece found by two passes of the detector has two such quads but nearly
     one box), or — for a kind in `union`, pieces that lie side by side and never on each other —
     when their boxes touch and together are no longer than ``union[kind]`` × the kind's median
-    box (the detector sometimes boxes two halves of one tile apart)."""
+    box (the detector sometimes boxes two halves of one tile apart). `absorbed`, when given, is
+    filled with the rows each kept row stood for (merged into it)."""
     limits = union or {}
     keep = np.ones(len(detections), bool)
     boxes = detections.boxes_xyxy.astype(np.float64)
@@ -389,10 +408,13 @@ def distinct_pieces(
         )
         kept: list[int] = []
         for i in order:
-            if any(same_piece(i, j, limits.get(kind), typical) for j in kept):
-                keep[i] = False
-            else:
+            into = next((j for j in kept if same_piece(i, j, limits.get(kind), typical)), None)
+            if into is None:
                 kept.append(i)
+                continue
+            keep[i] = False
+            if absorbed is not None:
+                absorbed.setdefault(into, []).append(i)
     return keep
 
 
@@ -563,12 +585,21 @@ class Perception:
                         if m is not None and m.identity is not None:
                             matches[int(row)] = m
         if self.config.duplicate_overlap is not None:
+            absorbed: dict[int, list[int]] = {}
             keep = distinct_pieces(
-                detections, self.config.duplicate_overlap, self.config.duplicate_union
+                detections, self.config.duplicate_overlap, self.config.duplicate_union, absorbed
             )
+            # one piece given two names (a box named by the reader, another by the gallery):
+            # which is right is not known, so neither is used
+            disputed = np.zeros(len(detections), bool)
+            for kept_row, others in absorbed.items():
+                disputed[kept_row] = any(
+                    not _same_name(detections, matches, kept_row, other) for other in others
+                )
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
             doubtful = overlapping_pieces(detections, tuple(self.config.duplicate_union))
+            doubtful |= disputed[keep]
             if doubtful.any():
                 identities = detections.identities.copy()
                 identities[doubtful] = None

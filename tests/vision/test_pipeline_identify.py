@@ -251,3 +251,38 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
         identity_scores=np.array([0.99, 0.98, 0.97, 0.9, 0.9], np.float32),
     )
     assert overlapping_pieces(detections, ("tile",)).tolist() == [False, False, True, False, False]
+
+
+def test_one_piece_with_two_names_keeps_neither() -> None:
+    """Two boxes of one piece named differently: which name is right is not known, so the
+    piece kept is left unnamed (a scoring photo is asked again); the same name twice stays."""
+    from vision.pipeline import PerceptionConfig
+
+    class FixedNames:
+        gallery = None  # no enrolled faces
+
+        def __init__(self, names: list[str]) -> None:
+            self.names = names
+
+        def identify_detailed(
+            self, frame: np.ndarray, detections: Detections, games: Sequence[str] | None = None
+        ) -> tuple[Detections, list[None]]:
+            n = len(detections)
+            named = detections.with_fields(
+                identities=np.array(self.names[:n], object),
+                identity_scores=np.array([0.9, 0.8, 0.9, 0.8][:n], np.float32),
+            )
+            return named, [None] * n
+
+    ham, cheese, wine = (f"kings-breakfast/{f}" for f in ("ham", "cheese", "wine"))
+    detections = make(["card"] * 4).with_fields(
+        boxes_xyxy=np.array(
+            [[0, 0, 40, 60], [1, 1, 41, 61], [100, 0, 140, 60], [101, 1, 141, 61]], np.float32
+        )
+    )
+    perception = Perception(
+        PerceptionConfig(piece_reader="off", outline_look=False, duplicate_overlap=0.6),
+        identifier=FixedNames([ham, cheese, wine, wine]),  # type: ignore[arg-type]
+    )
+    result = perception.identify(np.zeros((80, 160, 3), np.uint8), detections)
+    assert list(result.identities) == [None, wine]
