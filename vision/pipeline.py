@@ -98,9 +98,10 @@ class PerceptionConfig:
         duplicate_union: per kind of piece that lies side by side and never on another (tiles in
             a scoring photo): two boxes that touch and together are no longer than this ×
             the kind's median box are one piece (`distinct_pieces`; the detector sometimes
-            boxes the two halves of one tile apart). Empty (default): not used. Pieces of
-            these kinds whose boxes still overlap after that are left unnamed
-            (`overlapping_pieces`).
+            boxes the two halves of one tile apart). Empty (default): not used.
+        doubtful_overlap: per kind, how much of the smaller of two kept boxes may overlap
+            before the less sure one's name is doubtful and withdrawn (`overlapping_pieces`;
+            with `duplicate_overlap` only). Empty (default): never.
         top_face: how the top-face reader (`vision.top_face`) joins the whole-die reader:
             ``product`` (default), ``replace`` or ``off`` (`combine_readings`).
         top_face_pip_likelihood: how likely a sure pip count on the rectified top face is
@@ -147,6 +148,7 @@ class PerceptionConfig:
     piece_kind: str | None = None
     duplicate_overlap: float | None = None
     duplicate_union: dict[str, float] = field(default_factory=dict)
+    doubtful_overlap: dict[str, float] = field(default_factory=dict)
     top_face: str = "product"
     top_face_pip_likelihood: float = 0.8
     top_face_reader: TopFaceConfig = field(default_factory=TopFaceConfig)
@@ -294,14 +296,15 @@ def _near_boxes(
     return near
 
 
-def overlapping_pieces(detections: Detections, kinds: Sequence[str]) -> np.ndarray:
-    """(n,) bool: pieces of `kinds` — pieces that lie side by side, never on each other — whose
-    box overlaps a surer one's by more than 0.15 of the smaller: then one of the two boxes is
-    not a piece of its own (a box astride two tiles, a tile's corner) and its name is doubtful."""
+def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.ndarray:
+    """(n,) bool: pieces of a kind in `limits` whose box overlaps a surer one's by more than
+    ``limits[kind]`` of the smaller: then one of the two boxes is not a piece of its own (a box
+    astride two pieces, a piece's corner) and its name is doubtful. (Tiles lie side by side,
+    never on each other; cards spread for a photo overlap a little.)"""
     doubtful = np.zeros(len(detections), bool)
     boxes = detections.boxes_xyxy.astype(np.float64)
     areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
-    for kind in kinds:
+    for kind, limit in limits.items():
         rows = sorted(
             (int(i) for i in np.flatnonzero(detections.kinds == kind)),
             key=lambda i: (
@@ -313,7 +316,7 @@ def overlapping_pieces(detections: Detections, kinds: Sequence[str]) -> np.ndarr
         for n, i in enumerate(rows):
             for j in rows[:n]:
                 wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
-                if np.prod(np.maximum(wh, 0.0)) > 0.15 * min(areas[i], areas[j]):
+                if np.prod(np.maximum(wh, 0.0)) > limit * min(areas[i], areas[j]):
                     doubtful[i] = True
                     break
     return doubtful
@@ -337,10 +340,11 @@ def distinct_pieces(
     absorbed: dict[int, list[int]] | None = None,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
-    ones before parts (boxes under 0.6 of the median), the surest name first, then by detector
-    score. Dice always stay. A box astride two pieces (about twice a piece's size, holding most
-    of two piece-sized boxes that are not one piece) is dropped first when they cover 0.7 of it
-    or more; else it may hold a piece found only so, and is kept apart (never merged).
+    ones before parts (boxes under 0.6 of the median), the surest name first, then the
+    detector score. Dice always stay. A box astride two pieces (about twice a piece's size,
+    holding most of two piece-sized boxes that are not one piece) is dropped first when they
+    cover 0.7 of it or more; else it may hold a piece found only so, and is kept apart (never
+    merged).
 
     Two detections are one piece when their quads, or their boxes, overlap by `overlap` of the
     smaller one or more (boxes too: a piece named from its box keeps the detector's rough
@@ -373,10 +377,11 @@ def distinct_pieces(
         rows = [int(i) for i in np.flatnonzero(detections.kinds == kind)]
         if not rows:
             continue
+        area = float(np.median(areas[rows]))  # a piece's size
         # a box astride two pieces (as large as two, holding most of two piece-sized boxes that
-        # are not one piece) is neither of them, however sure its name: keeping it would drop
-        # both. (Two halves of one piece boxed apart are not piece-sized: their piece stays.)
-        area = float(np.median(areas[rows]))
+        # are not one piece and together fill most of it) is neither of them, however sure its
+        # name: keeping it would drop both. (Two halves of one piece boxed apart are not
+        # piece-sized: their piece stays.)
         apart: set[int] = set()
         for i in rows:
             if areas[i] < 1.5 * area:
@@ -386,17 +391,20 @@ def distinct_pieces(
                 for j in rows
                 if j != i and areas[j] >= 0.6 * area and inter(i, j) >= overlap * areas[j]
             ]
-            if any(
-                inter(j, k) < overlap * min(areas[j], areas[k])
+            pairs = [
+                (j, k)
                 for n, j in enumerate(inside)
                 for k in inside[n + 1 :]
-            ):
-                if _covered(boxes[i], boxes[inside]) >= 0.7:
-                    keep[i] = False
-                else:  # much of it shows none of them: a piece the detector found only so
-                    apart.add(i)
+                if inter(j, k) < overlap * min(areas[j], areas[k])
+            ]
+            if not pairs:
+                continue
+            if _covered(boxes[i], boxes[inside]) < 0.7:
+                apart.add(i)  # much of it shows none of them: a piece the detector found only so
+            elif any(areas[j] + areas[k] >= 0.7 * areas[i] for j, k in pairs):
+                keep[i] = False
         rows = [i for i in rows if keep[i] and i not in apart]
-        typical = float(np.median(sizes[rows].max(axis=1)))
+        typical = float(np.median(sizes[rows].max(axis=1))) if rows else 0.0
         order = sorted(
             rows,
             key=lambda i: (
@@ -598,7 +606,7 @@ class Perception:
                 )
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
-            doubtful = overlapping_pieces(detections, tuple(self.config.duplicate_union))
+            doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
             if doubtful.any():
                 identities = detections.identities.copy()

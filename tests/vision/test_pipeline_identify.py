@@ -250,7 +250,12 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
         identities=names,
         identity_scores=np.array([0.99, 0.98, 0.97, 0.9, 0.9], np.float32),
     )
-    assert overlapping_pieces(detections, ("tile",)).tolist() == [False, False, True, False, False]
+    doubtful = overlapping_pieces(detections, {"tile": 0.15})
+    assert doubtful.tolist() == [False, False, True, False, False]
+    doubtful = overlapping_pieces(detections, {"tile": 0.15, "card": 0.4})
+    assert doubtful.tolist() == [False, False, True, False, False]  # the cards overlap by 0.24
+    doubtful = overlapping_pieces(detections, {"card": 0.2})  # the later card is surer
+    assert doubtful.tolist() == [False, False, False, True, False]
 
 
 def test_one_piece_with_two_names_keeps_neither() -> None:

@@ -89,6 +89,10 @@ PHOTO_DUPLICATE_OVERLAP = 0.6
 # no longer than this × the photo's median tile box are one tile (the detector sometimes boxes a
 # tile's two halves apart; two neighbours together are about twice as long)
 PHOTO_TILE_UNION = 1.3
+# two kept pieces whose boxes still overlap by more than this of the smaller: one of them is no
+# piece of its own (a box astride two, a corner), so the less sure one's name is withdrawn and the
+# photo asked again. Tiles never lie on each other; spread cards overlap by up to about a quarter.
+PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.4}
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which the
 # piece reader drops as no piece (`PHOTO_NOT_PIECE`) or which stay unnamed and refuse the photo
@@ -135,6 +139,7 @@ def perception_for(game: str | None) -> Any:
         detector=DetectorConfig(score_thresholds={"card": low, "tile": low, "die": low}),
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_union={"tile": PHOTO_TILE_UNION},
+        doubtful_overlap=PHOTO_DOUBTFUL_OVERLAP,
         piece_kind=None if game is None else PIECE_KIND.get(game),
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
