@@ -108,6 +108,25 @@ def cached_arrays(
     return data
 
 
+def value_colour_loss(
+    value_logits: Any,
+    colour_logits: Any,
+    soft: Any,
+    values: Any,
+    colours: Any,
+    readable: Any,
+) -> Any:
+    """A die reader's loss on one batch: cross-entropy of the value logits against the soft
+    targets `soft`, plus half the colour cross-entropy on the readable dice (value > 0)."""
+    import torch.nn.functional as F
+
+    loss = -(soft * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
+    is_die = (values > 0) & readable
+    if is_die.any():
+        loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[is_die])
+    return loss
+
+
 def _fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     """The softmax temperature minimising the negative log-likelihood on held-out crops."""
     best, best_nll = 1.0, np.inf
@@ -158,7 +177,6 @@ def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray,
 def train_dice(args: argparse.Namespace) -> Path:
     """Train, calibrate and export the die reader; return the ONNX path."""
     import torch
-    import torch.nn.functional as F
 
     from models.architectures import DiceReaderNet, count_parameters
     from models.data import extract_dice_crops, mine_false_dice
@@ -203,13 +221,10 @@ def train_dice(args: argparse.Namespace) -> Path:
     net = DiceReaderNet(args.width or 16)
 
     def step_loss(idx: Any, generator: Any) -> Any:
-        x = _augment(crops[idx].float() / 255.0, generator)
-        value_logits, colour_logits = net(x)
-        loss = -(soft[idx] * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
-        is_die = (values[idx] > 0) & readable[idx]
-        if is_die.any():
-            loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
-        return loss
+        value_logits, colour_logits = net(_augment(crops[idx].float() / 255.0, generator))
+        return value_colour_loss(
+            value_logits, colour_logits, soft[idx], values[idx], colours[idx], readable[idx]
+        )
 
     # --- train
     _, epochs, step = train_epochs(

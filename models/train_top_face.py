@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from models.runs import held_out_split, run_folder, train_epochs, write_json
-from models.train_dice import _augment, _predict, cached_arrays, calibrate
+from models.train_dice import _augment, _predict, cached_arrays, calibrate, value_colour_loss
 
 MODELS = Path(__file__).resolve().parent
 DEFAULT_LOCATOR = MODELS / "dice_top_face.onnx"
@@ -157,11 +157,9 @@ def _train_reader(
         x = torch.rot90(x, turns, dims=(2, 3))
         x = _augment(x, generator)
         value_logits, colour_logits = net(x)
-        loss = -(soft[idx] * F.log_softmax(value_logits, dim=1)).sum(dim=1).mean()
-        is_die = (values[idx] > 0) & readable[idx]
-        if is_die.any():
-            loss = loss + 0.5 * F.cross_entropy(colour_logits[is_die], colours[idx][is_die])
-        return loss
+        return value_colour_loss(
+            value_logits, colour_logits, soft[idx], values[idx], colours[idx], readable[idx]
+        )
 
     if not _phase_epochs("reader", folder / "reader", args, net, train_idx, step_loss, started):
         return None

@@ -92,6 +92,10 @@ class PieceReader:
             raise ModelError(f"piece reader model carries no face classes: {path}")
         # class 0 is "no companion face"; then one class per face, its identities
         self.classes: tuple[tuple[str, ...], ...] = ((),) + tuple(tuple(g) for g in groups)
+        # the class (column of the odds) of every identity
+        self.class_index: dict[str, int] = {
+            identity: k for k, group in enumerate(self.classes) for identity in group
+        }
         self._games = np.array(
             [""] + [g[0].partition("/")[0] for g in self.classes[1:]], dtype=object
         )

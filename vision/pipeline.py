@@ -296,6 +296,21 @@ def _near_boxes(
     return near
 
 
+def _intersection(boxes: np.ndarray, i: int, j: int) -> float:
+    """Area shared by boxes `i` and `j` of `boxes` (n, 4 xyxy)."""
+    wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
+    return float(np.prod(np.maximum(wh, 0.0)))
+
+
+def _surer(detections: Detections, i: int) -> tuple[bool, float, float]:
+    """Sort key: named pieces first, the surest name first, then the detector's score."""
+    return (
+        detections.identities[i] is None,
+        -float(detections.identity_scores[i]),
+        -float(detections.scores[i]),
+    )
+
+
 def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.ndarray:
     """(n,) bool: pieces of a kind in `limits` whose box overlaps a surer one's by more than
     ``limits[kind]`` of the smaller: then one of the two boxes is not a piece of its own (a box
@@ -307,18 +322,11 @@ def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.n
     for kind, limit in limits.items():
         rows = sorted(
             (int(i) for i in np.flatnonzero(detections.kinds == kind)),
-            key=lambda i: (
-                detections.identities[i] is None,
-                -float(detections.identity_scores[i]),
-                -float(detections.scores[i]),
-            ),
+            key=lambda i: _surer(detections, i),
         )
         for n, i in enumerate(rows):
-            for j in rows[:n]:
-                wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
-                if np.prod(np.maximum(wh, 0.0)) > limit * min(areas[i], areas[j]):
-                    doubtful[i] = True
-                    break
+            if any(_intersection(boxes, i, j) > limit * min(areas[i], areas[j]) for j in rows[:n]):
+                doubtful[i] = True
     return doubtful
 
 
@@ -360,8 +368,7 @@ def distinct_pieces(
     areas = np.prod(sizes, axis=1)
 
     def inter(i: int, j: int) -> float:
-        wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
-        return float(np.prod(np.maximum(wh, 0.0)))
+        return _intersection(boxes, i, j)
 
     def same_piece(i: int, j: int, limit: float | None, typical: float) -> bool:
         common = inter(i, j)
@@ -410,8 +417,7 @@ def distinct_pieces(
             key=lambda i: (
                 detections.identities[i] is None,
                 bool(areas[i] < 0.6 * area),  # a part of a piece after whole ones
-                -float(detections.identity_scores[i]),
-                -float(detections.scores[i]),
+                *_surer(detections, i)[1:],
             ),
         )
         kept: list[int] = []
@@ -685,12 +691,11 @@ class Perception:
         reader = self.piece_reader
         if limit is None or reader is None or odds.shape[1] != len(reader.classes):
             return detections, matches
-        column = {identity: k for k, group in enumerate(reader.classes) for identity in group}
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()
         out = list(matches)
         for i, identity in enumerate(detections.identities):
-            k = column.get(str(identity)) if identity is not None else None
+            k = reader.class_index.get(str(identity)) if identity is not None else None
             if k is None or not np.isfinite(odds[i, k]) or odds[i, k] >= limit:
                 continue
             identities[i], scores[i], out[i] = None, 0.0, None
@@ -743,18 +748,10 @@ class Perception:
             named = np.array([i is not None for i in again.identities], bool)
             if not named.any():
                 continue
-            identities = identified.identities.copy()
-            scores = identified.identity_scores.copy()
-            corners = identified.corners_px.copy()
             rows = unsure[named]
-            identities[rows] = again.identities[named]
-            scores[rows] = again.identity_scores[named]
-            corners[rows] = again.corners_px[named]
+            identified = _scatter(identified, rows, again[named])
             for row, k in zip(rows, np.flatnonzero(named), strict=True):
                 matches[int(row)] = again_matches[int(k)]
-            identified = identified.with_fields(
-                identities=identities, identity_scores=scores, corners_px=corners
-            )
         return identified, matches
 
     @property
