@@ -83,7 +83,9 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
 CLOSE_DICE_CAMERA = CameraRanges(
     tilt_deg=(0.0, 65.0), framing=(0.45, 1.0), distance_mm=(80.0, 500.0)
 )
-MIXES = ("default", "dice-close")
+MIXES = ("default", "dice-close", "spreads")
+# a scoring photo's pieces (`datasets.state_render.render_spread`): up to this many per photo
+SPREAD_PIECES = (1, 30)
 
 
 def render_training_scene(
@@ -98,13 +100,18 @@ def render_training_scene(
 
     ``default`` mix: even indices are dice-heavy scenes, odd ones `render_sample` tables cycling
     over the games. ``dice-close``: every scene is dice-heavy, seen by a close oblique camera
-    (`CLOSE_DICE_CAMERA`).
+    (`CLOSE_DICE_CAMERA`). ``spreads``: photos for scoring (`render_spread`): a King's Breakfast
+    hand or king's area, a Dice King kingdom pile or a Café hand, spread out and photographed
+    from above (the cards overlap; the detector had seen few such spreads and missed a third of
+    their cards).
     """
     from datasets.render import scene as render_scene
     from datasets.render.effects import encode_jpeg
 
     if mix not in MIXES:
         raise ValueError(f"unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
+    if mix == "spreads":
+        return _spread_scene(seed, index, size, split)
     close = mix == "dice-close"
     if index % 2 == 1 and not close:
         game = GAMES[(index // 2) % len(GAMES)]
@@ -130,6 +137,34 @@ def render_training_scene(
         "objects": rendered.objects,
     }
     return jpeg, truth
+
+
+def _spread_scene(
+    seed: int, index: int, size: tuple[int, int], split: str
+) -> tuple[bytes, dict[str, Any]]:
+    """A scoring photo of random pieces of one game (see `render_training_scene`)."""
+    from datasets.render import _art
+    from datasets.render.effects import encode_jpeg
+    from datasets.state_render import render_spread
+
+    rng = np.random.default_rng([int(seed), int(index), 41])
+    game = ("kings-breakfast", "cafe-international", "dice-king")[index % 3]
+    pool = _art.identities(game)
+    count = int(rng.integers(SPREAD_PIECES[0], SPREAD_PIECES[1] + 1))
+    chosen = [pool[int(i)] for i in rng.integers(0, len(pool), count)]
+    image, record = render_spread(chosen, int(rng.integers(2**31)), size=size, split=split)
+    truth = {
+        "seed": int(seed),
+        "index": int(index),
+        "width": size[0],
+        "height": size[1],
+        "split": split,
+        "game": game,
+        "scene": "spread",
+        "params": {"camera": record["camera"]},
+        "objects": record["objects"],
+    }
+    return encode_jpeg(image, int(rng.integers(60, 96))), truth
 
 
 def build_scene_cache(

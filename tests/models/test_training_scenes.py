@@ -36,6 +36,23 @@ def test_the_close_dice_mix_shows_dice_from_close_oblique_cameras() -> None:
     assert max(widths) > 60
 
 
+def test_the_spreads_mix_photographs_one_games_pieces_spread_out() -> None:
+    """Scoring photos (KB-19 hands laid out, CI-22 tiles left in hand, DK-25 kingdom piles):
+    each scene holds the pieces of one game, cycling over the three, every one a target."""
+    games = []
+    for index in range(3):
+        jpeg, truth = render_training_scene(5, index, mix="spreads")
+        assert jpeg[:2] == b"\xff\xd8"  # a JPEG
+        assert truth["scene"] == "spread" and truth["split"] == "train"
+        games.append(truth["game"])
+        pieces = [o for o in truth["objects"] if o["kind"] in ("card", "tile")]
+        assert pieces and all(o["identity"].startswith(truth["game"] + "/") for o in pieces)
+        assert all(o["target"] for o in pieces)  # spread pieces are at least half visible
+        kinds = {o["kind"] for o in pieces}
+        assert kinds == ({"tile"} if truth["game"] == "cafe-international" else {"card"})
+    assert sorted(games) == ["cafe-international", "dice-king", "kings-breakfast"]
+
+
 def test_an_unknown_mix_is_refused_by_name() -> None:
     assert "dice-close" in MIXES
     with pytest.raises(ValueError, match="unknown scene mix 'dice-far'"):
