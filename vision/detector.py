@@ -52,6 +52,14 @@ class DetectorConfig:
         contained_die_fraction: a die box lying at least this fraction inside a die box of more
             than twice its area is dropped (a pip or a face detail seen as a small die: a die
             cannot lie inside another).
+        zoom_piece_px: when set, a photo's cards and tiles are found again at a scale where the
+            pieces the first pass found are about this wide (geometric mean of a box's sides) at
+            the model's input: the region around them is cut out and enlarged (scoring photos
+            often show a spread of small cards in the middle of the frame). The zoomed pass's
+            cards and tiles replace the first pass's. None: no zoom (the live table).
+        zoom_min_score: first-pass cards and tiles at least this sure place the zoom's region.
+        zoom_max_factor: the zoom never enlarges the region beyond this factor.
+        zoom_max_side: nor makes it longer than this (pixels; time).
         threads: onnxruntime intra-op threads.
     """
 
@@ -68,6 +76,10 @@ class DetectorConfig:
     max_tile_scale: float = 1.0
     flat_pass_scale: float | None = 0.5
     contained_die_fraction: float = 0.7
+    zoom_piece_px: float | None = None
+    zoom_min_score: float = 0.3
+    zoom_max_factor: float = 4.0
+    zoom_max_side: int = 1600
     threads: int = 2
 
 
@@ -235,10 +247,12 @@ class Detector:
         return boxes, scores, kinds, corners
 
     # --- public ----------------------------------------------------------------------------------
-    def scales(self, width: int, height: int) -> tuple[float, float | None]:
-        """The main-pass scale and the tiled-pass scale (None: no tiles) for a frame size."""
-        long_side = max(width, height)
-        main = min(1.0, self.config.long_side / long_side)
+    def scales(
+        self, width: int, height: int, long_side: int | None = None
+    ) -> tuple[float, float | None]:
+        """The main-pass scale and the tiled-pass scale (None: no tiles) for a frame size
+        (`long_side`: the main pass's longest side, default the configured one)."""
+        main = min(1.0, (long_side or self.config.long_side) / max(width, height))
         if self.config.min_die_px * main >= self.config.min_die_input_px:
             return main, None
         tile = min(
@@ -246,24 +260,69 @@ class Detector:
         )
         return main, tile
 
-    def detect(self, frame: np.ndarray) -> Detections:
-        """Detect pieces in a uint8 BGR frame (H, W, 3); coordinates are the frame's pixels."""
+    def _passes(self, frame: np.ndarray, long_side: int | None = None) -> tuple[np.ndarray, ...]:
+        """Boxes, scores, kind indices and corners of every pass, before suppression."""
         h, w = frame.shape[:2]
-        main_scale, tile_scale = self.scales(w, h)
-        boxes, scores, kinds, corners = self._main_pass(frame, main_scale)
+        main_scale, tile_scale = self.scales(w, h, long_side)
+        parts = [self._main_pass(frame, main_scale)]
         if self.config.flat_pass_scale is not None:
             coarse = self._main_pass(frame, main_scale * self.config.flat_pass_scale)
             flat = coarse[2] != KINDS.index("die")
-            boxes = np.concatenate([boxes, coarse[0][flat]])
-            scores = np.concatenate([scores, coarse[1][flat]])
-            kinds = np.concatenate([kinds, coarse[2][flat]])
-            corners = np.concatenate([corners, coarse[3][flat]])
+            parts.append(tuple(a[flat] for a in coarse))
         if tile_scale is not None:
-            extra = self._tile_pass(frame, tile_scale)
-            boxes = np.concatenate([boxes, extra[0]])
-            scores = np.concatenate([scores, extra[1]])
-            kinds = np.concatenate([kinds, extra[2]])
-            corners = np.concatenate([corners, extra[3]])
+            parts.append(self._tile_pass(frame, tile_scale))
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+    def _zoomed(self, frame: np.ndarray, found: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        """The passes again on the region of the found cards and tiles, enlarged so that they
+        are about `zoom_piece_px` wide; its cards and tiles replace the first passes'."""
+        boxes, scores, kinds, _ = found
+        target = self.config.zoom_piece_px
+        flat = (kinds != KINDS.index("die")) & (scores >= self.config.zoom_min_score)
+        if target is None or not flat.any():
+            return found
+        b = boxes[flat]
+        sides = np.sqrt(np.clip(b[:, 2] - b[:, 0], 1, None) * np.clip(b[:, 3] - b[:, 1], 1, None))
+        # a photo's pieces are of one size; much smaller boxes are mostly the table's pattern
+        # (speckles, confetti) and must neither widen the region nor shrink the piece size
+        # (a box astride several pieces, the largest, at worst makes the zoom too weak to run)
+        large = sides >= 0.4 * float(sides.max())
+        b, sides = b[large], sides[large]
+        piece = float(np.median(sides))
+        h, w = frame.shape[:2]
+        margin = 0.5 * piece
+        x1, y1 = max(0, int(b[:, 0].min() - margin)), max(0, int(b[:, 1].min() - margin))
+        x2, y2 = min(w, int(b[:, 2].max() + margin) + 1), min(h, int(b[:, 3].max() + margin) + 1)
+        factor = min(
+            self.config.zoom_max_factor,
+            target / piece,
+            self.config.zoom_max_side / max(x2 - x1, y2 - y1),
+        )
+        if factor <= 1.1 * self.scales(w, h)[0]:  # the first passes saw the pieces as large
+            return found
+        region = frame[y1:y2, x1:x2]
+        big = cv2.resize(region, None, fx=factor, fy=factor, interpolation=cv2.INTER_LINEAR)
+        zb, zs, zk, zc = self._passes(big, long_side=max(big.shape[:2]))
+        offset = np.array([x1, y1], np.float32)
+        zb = zb / factor + np.tile(offset, 2)
+        zc = zc / factor + offset
+        keep_zoom = zk != KINDS.index("die")
+        # dice, and cards or tiles centred outside the region, stay from the first passes
+        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        keep_first = (kinds == KINDS.index("die")) | ~inside
+        return tuple(
+            np.concatenate([a[keep_first], z[keep_zoom]])
+            for a, z in zip(found, (zb, zs, zk, zc), strict=True)
+        )
+
+    def detect(self, frame: np.ndarray) -> Detections:
+        """Detect pieces in a uint8 BGR frame (H, W, 3); coordinates are the frame's pixels."""
+        h, w = frame.shape[:2]
+        found = self._passes(frame)
+        if self.config.zoom_piece_px is not None:
+            found = self._zoomed(frame, found)
+        boxes, scores, kinds, corners = found
         keep = nms_per_kind(boxes, scores, kinds, self.config.nms_iou)
         keep = keep[~contained_dice(boxes[keep], kinds[keep], self.config.contained_die_fraction)]
         keep = keep[: self.config.max_objects]

@@ -341,6 +341,10 @@ def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
     return float(covered.mean())
 
 
+# two detections' quads are compared only when their boxes share at least this of the smaller
+QUAD_NEEDS_BOX = 0.5
+
+
 def distinct_pieces(
     detections: Detections,
     overlap: float,
@@ -378,6 +382,11 @@ def distinct_pieces(
             joined = np.maximum(boxes[i, 2:], boxes[j, 2:]) - np.minimum(boxes[i, :2], boxes[j, :2])
             if joined.max() <= limit * typical:
                 return True
+        # rough corners can reach over a neighbour (a half-covered card's quad drawn whole):
+        # quads speak only for boxes that share a good part too, or two neighbouring cards
+        # of one food were kept as one
+        if common < QUAD_NEEDS_BOX * min(areas[i], areas[j]):
+            return False
         return quad_overlap(detections.corners_px[i], detections.corners_px[j]) >= overlap
 
     for kind in ("card", "tile"):

@@ -129,9 +129,28 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     detections = make(["card", "card", "card", "die", "die"])
     corners = detections.corners_px.copy()
     corners[0], corners[1], corners[2] = card, card + 3, card + [45, 0]  # dup, and a neighbour
+    boxes = detections.boxes_xyxy.copy()
+    boxes[:3] = np.concatenate([corners[:3].min(axis=1), corners[:3].max(axis=1)], axis=1)
     names = np.array([None, "kings-breakfast/ham", "kings-breakfast/cheese", None, None], object)
-    detections = detections.with_fields(corners_px=corners, identities=names)
+    detections = detections.with_fields(boxes_xyxy=boxes, corners_px=corners, identities=names)
     assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]
+
+
+def test_a_quad_drawn_over_a_neighbour_does_not_merge_two_cards_of_one_food() -> None:
+    """The detector's rough corners of a half-covered card can reach over the card beside it.
+    Their boxes share little, so both cards stay (KB-19: the hand is counted card by card; two
+    ham cards kept as one scored a hand one ham short)."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card", "card"])
+    left = np.array([[0, 0], [57, 0], [57, 89], [0, 89]], np.float32)
+    whole = left + [10, 0]  # the right card's quad, drawn whole over most of the left card
+    boxes = np.array([[0, 0, 57, 89], [45, 0, 100, 89]], np.float32)  # its box: what shows
+    names = np.array(["kings-breakfast/ham", "kings-breakfast/ham"], object)
+    detections = detections.with_fields(
+        boxes_xyxy=boxes, corners_px=np.stack([left, whole]), identities=names
+    )
+    assert distinct_pieces(detections, 0.6).tolist() == [True, True]
 
 
 def test_one_piece_boxed_twice_is_kept_once_even_when_its_quads_differ() -> None:

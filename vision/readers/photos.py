@@ -114,6 +114,10 @@ PHOTO_NOT_PIECE = 0.7
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
 # 0.2 → 67 / 5 (King's Breakfast and Café barely move: 440 / 5 → 440 / 4, 198 / 1 → 196 / 0).
 PHOTO_PIECE_VETO = 0.2
+# Scoring photos often show a spread of small pieces in the middle of the frame: the detector
+# looks again at the region of the pieces it found, enlarged so that they are about this wide
+# (`DetectorConfig.zoom_piece_px`). Chosen on seeds 8,000,000+ (see the note in the README).
+PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -136,7 +140,10 @@ def perception_for(game: str | None) -> Any:
 
     low = PHOTO_DETECTION_SCORE
     config = PerceptionConfig(
-        detector=DetectorConfig(score_thresholds={"card": low, "tile": low, "die": low}),
+        detector=DetectorConfig(
+            score_thresholds={"card": low, "tile": low, "die": low},
+            zoom_piece_px=PHOTO_ZOOM_PIECE_PX,
+        ),
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_union={"tile": PHOTO_TILE_UNION},
         doubtful_overlap=PHOTO_DOUBTFUL_OVERLAP,
@@ -211,6 +218,7 @@ __all__ = [
     "PHOTO_DETECTION_SCORE",
     "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
+    "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
     "detections_from_json",
