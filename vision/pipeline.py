@@ -130,6 +130,14 @@ class PerceptionConfig:
             right, none wrong; before the rule (and `overlapping_pieces` and the astride rule),
             8 of about 450 photos were scored wrong; with 0, seeds 8,000,200+ showed a tile
             read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
+        name_min_score: cards and tiles the detector found less sure than this stay unnamed
+            whatever they look like (a scoring photo is then asked again): on a yellow polka
+            table the piece reader took white-dotted squares for cheese cards. None (default):
+            every detection may be named.
+        strict_faces: identity prefix → the least probability the piece reader must give a
+            face of that prefix for its name to stand, whoever named it (`first` mode). For
+            faces that differ only in a number (Dice King's penalty cards, DK-3). Empty
+            (default): none.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -157,6 +165,8 @@ class PerceptionConfig:
     drop_not_pieces: float | None = None
     piece_reader_veto: float | None = 0.05
     keep_not_pieces_within: float = 0.25
+    name_min_score: float | None = None
+    strict_faces: dict[str, float] = field(default_factory=dict)
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -595,6 +605,8 @@ class Perception:
                 detections = _scatter(detections, rest, matched)
                 for row, m in zip(rest, rest_matches, strict=True):
                     matches[int(row)] = m
+            if self.config.strict_faces:
+                detections, matches = self._strict(detections, matches, odds)
         else:
             detections, matches = self._match_gallery(frame, detections)
             if mode == "after":
@@ -607,6 +619,14 @@ class Perception:
                     for row, m in zip(rest, read_matches, strict=True):
                         if m is not None and m.identity is not None:
                             matches[int(row)] = m
+        if self.config.name_min_score is not None:
+            unsure = pieces & (detections.scores < self.config.name_min_score)
+            if unsure.any():
+                identities = detections.identities.copy()
+                identities[unsure] = None
+                scores = np.where(unsure, 0.0, detections.identity_scores).astype(np.float32)
+                detections = detections.with_fields(identities=identities, identity_scores=scores)
+                matches = [None if u else m for m, u in zip(matches, unsure, strict=True)]
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
             keep = distinct_pieces(
@@ -710,6 +730,34 @@ class Perception:
             identities[i], scores[i], out[i] = None, 0.0, None
         vetoed = detections.with_fields(identities=identities, identity_scores=scores)
         return vetoed, out
+
+    def _strict(
+        self, detections: Detections, matches: list[Match | None], odds: np.ndarray
+    ) -> tuple[Detections, list[Match | None]]:
+        """Names of faces in `strict_faces` (by identity prefix) stand only when the piece
+        reader gives that face at least the prefix's probability, whoever gave the name."""
+        reader = self.piece_reader
+        if reader is None or odds.shape[1] != len(reader.classes):
+            return detections, matches
+        withdraw = np.zeros(len(detections), bool)
+        for i, identity in enumerate(detections.identities):
+            if identity is None:
+                continue
+            limit = next(
+                (v for k, v in self.config.strict_faces.items() if str(identity).startswith(k)),
+                None,
+            )
+            if limit is None:
+                continue
+            k = reader.class_index.get(str(identity))
+            withdraw[i] = k is None or not np.isfinite(odds[i, k]) or odds[i, k] < limit
+        if not withdraw.any():
+            return detections, matches
+        identities = detections.identities.copy()
+        identities[withdraw] = None
+        scores = np.where(withdraw, 0.0, detections.identity_scores).astype(np.float32)
+        out = [None if w else m for m, w in zip(matches, withdraw, strict=True)]
+        return detections.with_fields(identities=identities, identity_scores=scores), out
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections

@@ -119,13 +119,14 @@ def test_the_zoom_finds_small_pieces_again_on_an_enlarged_region() -> None:
     detector = _CentreBoxes(DetectorConfig(zoom_piece_px=110.0))
     frame = np.zeros((600, 800, 3), np.uint8)
     detections = detector.detect(frame)
-    # a 150 px card, seen 120 px wide by the main pass (800 → 640 px): already large enough
+    # a 150 px card, seen 120 px wide by the main pass (800 → 640 px): not small (the zoom
+    # runs for pieces under `zoom_below` × the asked width: here 0.35 × 110)
     assert detector.calls == [(800, 600)] and len(detections) == 1
-    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=300.0))
+    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=450.0))
     detections = detector.detect(frame)
     (region_w, region_h) = detector.calls[1]
-    # the region (the card and half a card around it: 300 px) enlarged twice
-    assert region_w == pytest.approx(2 * 301, abs=2) and region_h == pytest.approx(2 * 301, abs=2)
+    # the region (the card and half a card around it: 300 px) enlarged 450 / 150 times
+    assert region_w == pytest.approx(3 * 301, abs=3) and region_h == pytest.approx(3 * 301, abs=3)
     # the zoomed pass's card replaces the first one, in the frame's coordinates
     assert len(detections) == 1
     box = detections.boxes_xyxy[0]
@@ -136,17 +137,17 @@ def test_the_zoom_finds_small_pieces_again_on_an_enlarged_region() -> None:
 
 
 def test_the_zoom_region_ignores_speckles_of_the_table() -> None:
-    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=300.0), speckles=40)
+    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=450.0), speckles=40)
     detector.detect(np.zeros((600, 800, 3), np.uint8))
     # forty 5 px "cards" along the top edge neither widen the region nor set the piece size
-    assert detector.calls[1] == pytest.approx((602, 602), abs=4)
+    assert detector.calls[1] == pytest.approx((903, 903), abs=4)
 
 
 def test_no_zoom_by_default_and_none_without_pieces() -> None:
     detector = _CentreBoxes(DetectorConfig())
     detector.detect(np.zeros((600, 800, 3), np.uint8))
     assert detector.calls == [(800, 600)]
-    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=300.0, zoom_min_score=0.95))
+    detector = _CentreBoxes(DetectorConfig(zoom_piece_px=450.0, zoom_min_score=0.95))
     detector.detect(np.zeros((600, 800, 3), np.uint8))
     assert detector.calls == [(800, 600)]  # the only card is not sure enough to place a region
 

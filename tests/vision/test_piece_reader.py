@@ -261,3 +261,54 @@ def test_the_reader_after_the_gallery_names_what_the_gallery_left(
     )
     assert perception.identify(frame, detections).identities[0] == expected
     assert len(gallery.corners) == 1  # the gallery was asked first
+
+
+@needs_model
+def test_strict_faces_stand_only_on_the_readers_own_odds(faces: dict[str, np.ndarray]) -> None:
+    """`strict_faces`: faces that differ only in a number (Dice King's penalty cards, DK-3)
+    keep a name, the gallery's or the reader's, only when the reader gives that face enough."""
+    from tests.vision.test_pipeline_identify import RecordingIdentifier
+    from vision.piece_reader import PieceReaderConfig
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+
+    def identified(strict: dict[str, float], sure: float = 0.9) -> object:
+        config = PerceptionConfig(
+            piece_reader_config=PieceReaderConfig(min_probability=sure),
+            piece_reader_veto=None,
+            strict_faces=strict,
+        )
+        perception = Perception(
+            config,
+            identifier=RecordingIdentifier(),  # type: ignore[arg-type]
+            games=["kings-breakfast"],
+        )
+        return perception.identify(frame, detections).identities[0]
+
+    # the gallery (calling everything cheese) names the card when the reader is never sure
+    assert identified({}, sure=1.01) == "kings-breakfast/cheese"
+    assert identified({"kings-breakfast/ham": 0.5}, sure=1.01) == "kings-breakfast/cheese"
+    assert identified({"kings-breakfast/cheese": 0.5}, sure=1.01) is None
+    # the reader's own name too: ham is read surely, but not surely enough for 1.01
+    assert identified({}) == "kings-breakfast/ham"
+    assert identified({"kings-breakfast/ham": 1.01}) is None
+
+
+@needs_model
+def test_detections_less_sure_than_name_min_score_stay_unnamed(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """A scoring photo's weak detections may be the table's pattern (a yellow dotted cloth
+    read as cheese cards): below `name_min_score` they stay unnamed, and the photo is asked
+    again rather than scored with a card that is not there (KB-19 counts laid-out cards)."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    detections = make(["card"]).with_fields(
+        boxes_xyxy=np.array([box], np.float32), scores=np.array([0.2], np.float32)
+    )
+    for limit, expected in ((None, "kings-breakfast/ham"), (0.3, None)):
+        perception = Perception(PerceptionConfig(name_min_score=limit), games=["kings-breakfast"])
+        assert perception.identify(frame, detections).identities[0] == expected

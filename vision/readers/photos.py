@@ -114,10 +114,25 @@ PHOTO_NOT_PIECE = 0.7
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
 # 0.2 → 67 / 5 (King's Breakfast and Café barely move: 440 / 5 → 440 / 4, 198 / 1 → 196 / 0).
 PHOTO_PIECE_VETO = 0.2
-# Scoring photos often show a spread of small pieces in the middle of the frame: the detector
-# looks again at the region of the pieces it found, enlarged so that they are about this wide
-# (`DetectorConfig.zoom_piece_px`). Chosen on seeds 8,000,000+ (see the note in the README).
+# A photo taken from too far shows its pieces small: the detector looks again at the region of
+# the pieces it found, enlarged so that they are about this wide (`DetectorConfig.zoom_piece_px`;
+# only for pieces under `zoom_below` × this at the detector's input, about 28 px). 18 cards
+# about 14 px wide at the detector's input: 7-11 found without the zoom, 18 with it
+# (tests/vision/test_detector.py). Framed photos are not zoomed: zooming them always (to
+# 60-100 px) helped King's Breakfast photos with detector v11 but lost Café tiles with v13.
 PHOTO_ZOOM_PIECE_PX: float | None = 80.0
+# A detection the detector is less sure of than this is never named
+# (`PerceptionConfig.name_min_score`): on a yellow polka-dot table the piece reader (v3) named
+# squares of the table cheese cards, found at 0.15-0.19. Every photo of 60 tables of seeds
+# 8,000,100+: King's Breakfast right / wrong of 300 photos: none 173 / 3, 0.2 173 / 1,
+# 0.3 173 / 0; Dice King unchanged (21 / 2 of 210).
+PHOTO_NAME_MIN_DETECTION: float | None = 0.3
+# Dice King's penalty faces differ only in their number (DK-3), which the gallery and the piece
+# reader both misread now and then: such a name stands only when the piece reader gives it at
+# least this (`PerceptionConfig.strict_faces`). Named penalty cards of 60 tables of seeds
+# 8,000,100+, right / wrong by the reader's probability: >= 0.9 170 / 6, 0.95 134 / 1,
+# 0.97 91 / 1, 0.98 62 / 0.
+PHOTO_STRICT_FACES = {"dice-king/penalty-": 0.98}
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -151,6 +166,8 @@ def perception_for(game: str | None) -> Any:
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
         piece_reader_veto=PHOTO_PIECE_VETO,
+        name_min_score=PHOTO_NAME_MIN_DETECTION,
+        strict_faces=PHOTO_STRICT_FACES,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(config, identifier=identifier, games=None if game is None else [game])
@@ -218,6 +235,8 @@ __all__ = [
     "PHOTO_DETECTION_SCORE",
     "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
+    "PHOTO_NAME_MIN_DETECTION",
+    "PHOTO_STRICT_FACES",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
