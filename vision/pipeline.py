@@ -275,6 +275,19 @@ def _scatter(detections: Detections, rows: np.ndarray, part: Detections) -> Dete
     return detections.with_fields(identities=identities, identity_scores=scores, corners_px=corners)
 
 
+def _unnamed(
+    detections: Detections, matches: list[Match | None], rows: np.ndarray
+) -> tuple[Detections, list[Match | None]]:
+    """`detections` and `matches` with the names of `rows` (bool mask) withdrawn."""
+    if not rows.any():
+        return detections, matches
+    identities = detections.identities.copy()
+    identities[rows] = None
+    scores = np.where(rows, 0.0, detections.identity_scores).astype(np.float32)
+    named = detections.with_fields(identities=identities, identity_scores=scores)
+    return named, [None if r else m for m, r in zip(matches, rows, strict=True)]
+
+
 def _same_name(
     detections: Detections, matches: Sequence[Match | None], row: int, other: int
 ) -> bool:
@@ -621,12 +634,7 @@ class Perception:
                             matches[int(row)] = m
         if self.config.name_min_score is not None:
             unsure = pieces & (detections.scores < self.config.name_min_score)
-            if unsure.any():
-                identities = detections.identities.copy()
-                identities[unsure] = None
-                scores = np.where(unsure, 0.0, detections.identity_scores).astype(np.float32)
-                detections = detections.with_fields(identities=identities, identity_scores=scores)
-                matches = [None if u else m for m, u in zip(matches, unsure, strict=True)]
+            detections, matches = _unnamed(detections, matches, unsure)
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
             keep = distinct_pieces(
@@ -643,12 +651,7 @@ class Perception:
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
-            if doubtful.any():
-                identities = detections.identities.copy()
-                identities[doubtful] = None
-                scores = np.where(doubtful, 0.0, detections.identity_scores).astype(np.float32)
-                detections = detections.with_fields(identities=identities, identity_scores=scores)
-                matches = [None if d else m for m, d in zip(matches, doubtful, strict=True)]
+            detections, matches = _unnamed(detections, matches, doubtful)
         return detections, matches
 
     def _reader_games(self) -> tuple[str, ...] | None:
@@ -751,13 +754,7 @@ class Perception:
                 continue
             k = reader.class_index.get(str(identity))
             withdraw[i] = k is None or not np.isfinite(odds[i, k]) or odds[i, k] < limit
-        if not withdraw.any():
-            return detections, matches
-        identities = detections.identities.copy()
-        identities[withdraw] = None
-        scores = np.where(withdraw, 0.0, detections.identity_scores).astype(np.float32)
-        out = [None if w else m for m, w in zip(matches, withdraw, strict=True)]
-        return detections.with_fields(identities=identities, identity_scores=scores), out
+        return _unnamed(detections, matches, withdraw)
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections
