@@ -17,6 +17,7 @@ Prints one line per game: tables, exactly right %, refused (a problem reported, 
 (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
+        [--every-photo]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import csv
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -132,19 +134,13 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     n = 3 + seed % 3
     state = final_state(kb, list(NAMES[:n]), seed)
     truth = kb.scores(state)
-    king_ids = [
-        f"kings-breakfast/{f}" for f, c in zip(FOODS, state.king, strict=True) for _ in range(c)
-    ]
+    king_ids = _cards(state.king)
     king = kb_reader.read_spread(photo(king_ids, seed, render), what="king photo")
     if king.problems:
         return "refused", None, truth
     players: dict[str, dict[str, int]] = {}
     for i, name in enumerate(state.players):
-        ids = [
-            f"kings-breakfast/{f}"
-            for f, c in zip(FOODS, state.hand(i), strict=True)
-            for _ in range(c)
-        ]
+        ids = _cards(state.hand(i))
         if not ids:
             players[name] = {}
             continue
@@ -199,6 +195,63 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
 GAMES = {"kings-breakfast": kb_table, "cafe-international": ci_table, "dice-king": dk_table}
 
 
+def _cards(counts: Any) -> list[str]:
+    """King's Breakfast card identities from counts per food (in `FOODS` order)."""
+    return [f"kings-breakfast/{f}" for f, c in zip(FOODS, counts, strict=True) for _ in range(c)]
+
+
+def table_photos(game: str, seed: int) -> list[tuple[list[str], int, str]]:
+    """Every photo the scoring command takes of table `seed`'s final state: (identities,
+    photo seed, what: king / hand / pile), as the `*_table` functions lay them out."""
+    if game == "kings-breakfast":
+        state = final_state(kb, list(NAMES[: 3 + seed % 3]), seed)
+        out = [
+            (
+                _cards(state.king),
+                seed,
+                "king",
+            )
+        ]
+        for i in range(len(state.players)):
+            out.append((_cards(state.hand(i)), seed * 10 + i, "hand"))
+    elif game == "cafe-international":
+        state = final_state(ci, list(NAMES[: 2 + seed % 3]), seed)
+        out = [
+            ([f"cafe-international/{t}" for t in hand], seed * 10 + i, "hand")
+            for i, hand in enumerate(state.hands)
+        ]
+    else:
+        state = final_state(dk, list(NAMES[: 2 + seed % 4]), seed)
+        out = [
+            ([f"dice-king/{c}" for c in pile], seed * 10 + i, "pile")
+            for i, pile in enumerate(state.kingdoms)
+        ]
+    return [photo_ for photo_ in out if photo_[0]]
+
+
+def photo_outcome(game: str, identities: list[str], seed: int, what: str, render: bool) -> str:
+    """One photo read alone: right (what the score needs, exactly), refused or wrong."""
+    detections = photo(identities, seed, render)
+    names = [i.partition("/")[2] for i in identities]
+    if game == "kings-breakfast":
+        reading = kb_reader.read_spread(detections, allow_emerald=what == "hand")
+        if reading.problems:
+            return "refused"
+        got = {k: v for k, v in reading.observation.items() if v}
+        return "right" if got == dict(Counter(names)) else "wrong"
+    if game == "cafe-international":
+        reading = ci_reader.read_spread(detections)
+        if reading.problems:
+            return "refused"
+        return "right" if sorted(reading.observation) == sorted(names) else "wrong"
+    reading = dk_reader.read_spread(detections)
+    if reading.problems:
+        return "refused"
+    deck = companion_deck()
+    same = score_kingdom(deck, reading.observation).total == score_kingdom(deck, names).total
+    return "right" if same and len(reading.observation) == len(names) else "wrong"
+
+
 def ci_registration(seed: int) -> tuple[str, float]:
     """Render a Café table mid-game (1280 × 960, eval effects) and register the board from its
     ArUco markers; the chairs are then compared with where the camera really put them."""
@@ -247,6 +300,11 @@ def main() -> None:
         default=SEED_BASE,
         help="first table's seed (other seeds than the benchmark's, to choose settings on)",
     )
+    parser.add_argument(
+        "--every-photo",
+        action="store_true",
+        help="also read every photo of each table alone (right / refused / wrong per photo)",
+    )
     args = parser.parse_args()
     rows = []
     global PERCEPTION
@@ -284,6 +342,16 @@ def main() -> None:
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
         )
+        if args.every_photo:
+            alone = Counter(
+                photo_outcome(game, ids, photo_seed, what, args.render)
+                for k in range(args.tables)
+                for ids, photo_seed, what in table_photos(game, args.seed_base + k)
+            )
+            print(
+                f"{'':<20} every photo alone: {sum(alone.values())}, right"
+                f" {alone['right']}, refused {alone['refused']}, wrong {alone['wrong']}"
+            )
         tally = PIECES.get(game)
         if tally:
             print(
