@@ -125,18 +125,41 @@ def render_training_scene(
     )
     rendered = render_scene.render_pieces(table.pieces, table.distractors, environment)
     jpeg = encode_jpeg(rendered.image, environment.effects.jpeg_quality)
-    truth = {
+    truth = _scene_truth(
+        seed,
+        index,
+        size,
+        split,
+        None,
+        "dice-close" if close else "dice",
+        environment.to_json(),
+        rendered.objects,
+    )
+    return jpeg, truth
+
+
+def _scene_truth(
+    seed: int,
+    index: int,
+    size: tuple[int, int],
+    split: str,
+    game: str | None,
+    scene: str,
+    params: dict[str, Any],
+    objects: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The truth record of a training scene (as `render_sample` writes a table's)."""
+    return {
         "seed": int(seed),
         "index": int(index),
         "width": size[0],
         "height": size[1],
         "split": split,
-        "game": None,
-        "scene": "dice-close" if close else "dice",
-        "params": environment.to_json(),
-        "objects": rendered.objects,
+        "game": game,
+        "scene": scene,
+        "params": params,
+        "objects": objects,
     }
-    return jpeg, truth
 
 
 def _spread_scene(
@@ -153,17 +176,9 @@ def _spread_scene(
     count = int(rng.integers(SPREAD_PIECES[0], SPREAD_PIECES[1] + 1))
     chosen = [pool[int(i)] for i in rng.integers(0, len(pool), count)]
     image, record = render_spread(chosen, int(rng.integers(2**31)), size=size, split=split)
-    truth = {
-        "seed": int(seed),
-        "index": int(index),
-        "width": size[0],
-        "height": size[1],
-        "split": split,
-        "game": game,
-        "scene": "spread",
-        "params": {"camera": record["camera"]},
-        "objects": record["objects"],
-    }
+    truth = _scene_truth(
+        seed, index, size, split, game, "spread", {"camera": record["camera"]}, record["objects"]
+    )
     return encode_jpeg(image, int(rng.integers(60, 96))), truth
 
 

@@ -716,25 +716,28 @@ class Perception:
         named = detections.with_fields(identities=identities, identity_scores=scores)
         return named, matches, not_pieces, odds
 
+    def _odds_of_names(self, detections: Detections, odds: np.ndarray) -> np.ndarray:
+        """(n,) the piece reader's odds of each row's name; NaN where a row is unnamed, its
+        face is not one of the reader's, or the reader did not read it (or has other classes)."""
+        named = np.full(len(detections), np.nan, np.float32)
+        reader = self.piece_reader
+        if reader is None or odds.shape[1] != len(reader.classes):
+            return named
+        for i, identity in enumerate(detections.identities):
+            k = reader.class_index.get(str(identity)) if identity is not None else None
+            if k is not None:
+                named[i] = odds[i, k]
+        return named
+
     def _veto(
         self, detections: Detections, matches: list[Match | None], odds: np.ndarray
     ) -> tuple[Detections, list[Match | None]]:
         """Gallery names the piece reader all but rules out (its odds of that face below
         `piece_reader_veto`) are withdrawn; rows it did not read (NaN odds) keep theirs."""
         limit = self.config.piece_reader_veto
-        reader = self.piece_reader
-        if limit is None or reader is None or odds.shape[1] != len(reader.classes):
+        if limit is None:
             return detections, matches
-        identities = detections.identities.copy()
-        scores = detections.identity_scores.copy()
-        out = list(matches)
-        for i, identity in enumerate(detections.identities):
-            k = reader.class_index.get(str(identity)) if identity is not None else None
-            if k is None or not np.isfinite(odds[i, k]) or odds[i, k] >= limit:
-                continue
-            identities[i], scores[i], out[i] = None, 0.0, None
-        vetoed = detections.with_fields(identities=identities, identity_scores=scores)
-        return vetoed, out
+        return _unnamed(detections, matches, self._odds_of_names(detections, odds) < limit)
 
     def _strict(
         self, detections: Detections, matches: list[Match | None], odds: np.ndarray
@@ -742,21 +745,23 @@ class Perception:
         """Names of faces in `strict_faces` (by identity prefix) stand only when the piece
         reader gives that face at least the prefix's probability, whoever gave the name."""
         reader = self.piece_reader
-        if reader is None or odds.shape[1] != len(reader.classes):
+        if reader is None or odds.shape[1] != len(reader.classes):  # not asked (enrolled game)
             return detections, matches
-        withdraw = np.zeros(len(detections), bool)
-        for i, identity in enumerate(detections.identities):
-            if identity is None:
-                continue
-            limit = next(
-                (v for k, v in self.config.strict_faces.items() if str(identity).startswith(k)),
-                None,
-            )
-            if limit is None:
-                continue
-            k = reader.class_index.get(str(identity))
-            withdraw[i] = k is None or not np.isfinite(odds[i, k]) or odds[i, k] < limit
-        return _unnamed(detections, matches, withdraw)
+        limits = np.array(
+            [
+                next(
+                    (v for k, v in self.config.strict_faces.items() if str(name).startswith(k)),
+                    np.nan,
+                )
+                if name is not None
+                else np.nan
+                for name in detections.identities
+            ],
+            np.float32,
+        ).reshape(-1)
+        named = self._odds_of_names(detections, odds)
+        # a strict name the reader did not read (NaN odds) does not stand either
+        return _unnamed(detections, matches, np.isfinite(limits) & ~(named >= limits))
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections
