@@ -83,7 +83,7 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
 CLOSE_DICE_CAMERA = CameraRanges(
     tilt_deg=(0.0, 65.0), framing=(0.45, 1.0), distance_mm=(80.0, 500.0)
 )
-MIXES = ("default", "dice-close", "spreads")
+MIXES = ("default", "dice-close", "spreads", "kingdoms")
 # a scoring photo's pieces (`datasets.state_render.render_spread`): up to this many per photo
 SPREAD_PIECES = (1, 30)
 
@@ -103,15 +103,16 @@ def render_training_scene(
     (`CLOSE_DICE_CAMERA`). ``spreads``: photos for scoring (`render_spread`): a King's Breakfast
     hand or king's area, a Dice King kingdom pile or a Café hand, spread out and photographed
     from above (the cards overlap; the detector had seen few such spreads and missed a third of
-    their cards).
+    their cards). ``kingdoms``: Dice King kingdom piles only, 30-80 % of them penalty cards (for
+    the penalty reader: those faces differ only in their number and crowns).
     """
     from datasets.render import scene as render_scene
     from datasets.render.effects import encode_jpeg
 
     if mix not in MIXES:
         raise ValueError(f"unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
-    if mix == "spreads":
-        return _spread_scene(seed, index, size, split)
+    if mix in ("spreads", "kingdoms"):
+        return _spread_scene(seed, index, size, split, kingdoms=mix == "kingdoms")
     close = mix == "dice-close"
     if index % 2 == 1 and not close:
         game = GAMES[(index // 2) % len(GAMES)]
@@ -163,18 +164,31 @@ def _scene_truth(
 
 
 def _spread_scene(
-    seed: int, index: int, size: tuple[int, int], split: str
+    seed: int, index: int, size: tuple[int, int], split: str, kingdoms: bool = False
 ) -> tuple[bytes, dict[str, Any]]:
-    """A scoring photo of random pieces of one game (see `render_training_scene`)."""
+    """A scoring photo of random pieces of one game (see `render_training_scene`); with
+    `kingdoms`, a Dice King kingdom pile, about half of it penalty cards."""
     from datasets.render import _art
     from datasets.render.effects import encode_jpeg
     from datasets.state_render import render_spread
 
-    rng = np.random.default_rng([int(seed), int(index), 41])
-    game = ("kings-breakfast", "cafe-international", "dice-king")[index % 3]
+    rng = np.random.default_rng([int(seed), int(index), 43 if kingdoms else 41])
+    game = (
+        "dice-king"
+        if kingdoms
+        else ("kings-breakfast", "cafe-international", "dice-king")[index % 3]
+    )
     pool = _art.identities(game)
     count = int(rng.integers(SPREAD_PIECES[0], SPREAD_PIECES[1] + 1))
     chosen = [pool[int(i)] for i in rng.integers(0, len(pool), count)]
+    if kingdoms:
+        penalties = [i for i in pool if "/penalty-" in i]
+        others = [i for i in pool if "/penalty-" not in i]
+        share = rng.uniform(0.3, 0.8)
+        chosen = []
+        for _ in range(count):
+            group = penalties if rng.random() < share else others
+            chosen.append(group[int(rng.integers(len(group)))])
     image, record = render_spread(chosen, int(rng.integers(2**31)), size=size, split=split)
     truth = _scene_truth(
         seed, index, size, split, game, "spread", {"camera": record["camera"]}, record["objects"]

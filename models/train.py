@@ -13,6 +13,8 @@ Examples::
     python -m models.train corners --name v1 --cache runs/cache/train_s1 --epochs 8
     python -m models.train top-face --name v1 --cache runs/cache/train_close_s5 --epochs 10
     python -m models.train pieces --name v1 --cache runs/cache/train_s1 --epochs 8
+    python -m models.train pieces --name penalty-v1 --faces dice-king/penalty- --size 96 \
+        --cache runs/cache/train_kingdoms_s91 --epochs 4
     python -m models.train dice --smoke --out /tmp/dice.onnx
 """
 
@@ -118,6 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(pieces, "pieces")
     pieces.add_argument("--size", type=int, default=64, help="crop side in pixels")
     pieces.add_argument("--jitters", type=int, default=1, help="crops per piece (other boxes)")
+    pieces.add_argument(
+        "--faces",
+        default=None,
+        metavar="PREFIX",
+        help="read only the faces whose identities start with PREFIX (every other piece is "
+        "class 0), e.g. dice-king/penalty- for the penalty reader (models/penalty_reader.onnx)",
+    )
     _stop_after(pieces)
     return parser
 

@@ -8,7 +8,9 @@ companion face" (a back, a foreign piece, bare table). Crops are cut around dist
 only part of the piece, as a detector boxes a half-covered card). Augmentation keeps labels
 exact: quarter turns (a piece lies any way round on the table), camera exposure, noise, blur and
 down-then-up sampling. 5 % of the scenes are held out to fit the softmax temperature and to
-report accuracy. The companion art is all it knows: a user's own printing is matched by the
+report accuracy. ``--faces PREFIX`` trains a face reader of those faces only (every other
+piece is class 0; `vision.piece_reader.FACE_READER_MODELS`): the penalty reader. The companion
+art is all it knows: a user's own printing is matched by the
 gallery (`vision.identify`) from its enrolled faces, not by this network.
 """
 
@@ -25,10 +27,13 @@ import numpy as np
 from models.runs import held_out_split, run_folder, train_epochs, write_json
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
+# readers of a few faces only (``--faces PREFIX``): where each is exported by default
+FACE_READERS = {"dice-king/penalty-": DEFAULT_OUT.with_name("penalty_reader.onnx")}
 
 
 def _augment(x: Any, generator: Any) -> Any:
-    """Label-preserving augmentation of a (B, 3, S, S) batch in [0, 1]."""
+    """Label-preserving augmentation of a (B, 3, S, S) batch in [0, 1]: quarter turns, and 30 %
+    of the crops down to S/4-5S/8 px and back up (16-40 px at 64)."""
     import torch
 
     from models.train_dice import camera_effects
@@ -40,7 +45,8 @@ def _augment(x: Any, generator: Any) -> Any:
         rows = turns == k
         if rows.any():
             out[rows] = torch.rot90(out[rows], k, dims=(2, 3))
-    return camera_effects(out, generator, small_sides=(16, 40))
+    side = x.shape[-1]
+    return camera_effects(out, generator, small_sides=(side // 4, side * 5 // 8))
 
 
 def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
@@ -70,6 +76,11 @@ def train_pieces(args: argparse.Namespace) -> Path:
     started = time.time()
     torch.manual_seed(args.seed)
     classes = face_classes()
+    faces = getattr(args, "faces", None)
+    if faces:
+        classes = [c for c in classes if c[0].startswith(faces)]
+        if not classes:
+            raise SystemExit(f"no companion face's identity starts with {faces!r}")
     classes_file = folder / "classes.json"
     if classes_file.exists() and json.loads(classes_file.read_text()) != [list(c) for c in classes]:
         raise SystemExit(f"{folder}: its crops were labelled with other face classes (new --name)")
@@ -109,7 +120,7 @@ def train_pieces(args: argparse.Namespace) -> Path:
     p = np.exp(z - z.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     predicted, confidence = p.argmax(axis=1), p.max(axis=1)
-    faces = held > 0
+    is_face = held > 0
     metrics: dict[str, Any] = {
         "model": "piece_reader",
         "parameters": count_parameters(net),
@@ -122,18 +133,21 @@ def train_pieces(args: argparse.Namespace) -> Path:
         "crop_size": args.size,
         "temperature": temperature,
         "held_out_accuracy": float((predicted == held).mean()) if len(held) else 0.0,
-        "held_out_face_accuracy": float((predicted[faces] == held[faces]).mean())
-        if faces.any()
+        "held_out_face_accuracy": float((predicted[is_face] == held[is_face]).mean())
+        if is_face.any()
         else 0.0,
         "train_seconds_this_call": round(time.time() - started, 1),
     }
     for threshold in (0.8, 0.9, 0.95):
-        sure = faces & (confidence >= threshold)
+        sure = is_face & (confidence >= threshold)
         metrics[f"held_out_faces_named_at_{threshold}"] = {
-            "right": float((sure & (predicted == held)).sum() / max(faces.sum(), 1)),
-            "wrong": float((sure & (predicted != held)).sum() / max(faces.sum(), 1)),
+            "right": float((sure & (predicted == held)).sum() / max(is_face.sum(), 1)),
+            "wrong": float((sure & (predicted != held)).sum() / max(is_face.sum(), 1)),
         }
-    out = args.out or (folder / "piece_reader.onnx" if args.smoke else DEFAULT_OUT)
+    if faces:
+        metrics["faces"] = faces
+    default = FACE_READERS.get(faces, DEFAULT_OUT) if faces else DEFAULT_OUT
+    out = args.out or (folder / default.name if args.smoke else default)
     export_piece_reader(net, out, size=args.size, temperature=temperature, classes=classes)
     metrics["onnx"] = str(out)
     write_json(folder / "metrics.json", metrics)

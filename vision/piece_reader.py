@@ -12,7 +12,11 @@ cards of one value) are named by the first, as the gallery does.
 It knows the companion art only: a user's own printing is identified by the gallery from its
 enrolled faces, so `vision.pipeline.Perception` does not ask it about games with enrolled faces.
 
-Public names: `PieceReaderConfig`, `PieceReadings`, `PieceReader`.
+The same class loads a *face reader* (`FACE_READER_MODELS`): a piece reader trained on a few
+faces that differ only in small print (``python -m models.train pieces --faces PREFIX``), from a
+larger crop, whose every other piece is class 0.
+
+Public names: `PieceReaderConfig`, `PieceReadings`, `PieceReader`, `FACE_READER_MODELS`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ from vision.errors import ModelError
 from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "piece_reader.onnx"
+# Readers of a few faces that differ only in small print, read from a larger crop (identity
+# prefix → model): Dice King's penalty cards show their value only as "-n" and n crowns (DK-3).
+FACE_READER_MODELS = {
+    "dice-king/penalty-": DEFAULT_MODEL.with_name("penalty_reader.onnx"),
+}
 
 
 @dataclass(frozen=True)
@@ -152,4 +161,4 @@ class PieceReader:
         )
 
 
-__all__ = ["PieceReader", "PieceReaderConfig", "PieceReadings"]
+__all__ = ["FACE_READER_MODELS", "PieceReader", "PieceReaderConfig", "PieceReadings"]

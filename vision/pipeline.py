@@ -26,7 +26,7 @@ Public names: `PerceptionConfig`, `Perception`, `check_frame`, `distinct_pieces`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,12 +41,12 @@ from vision.dice_reader import (
     DieReadings,
     crop_dice,
 )
-from vision.errors import BadFrameError
+from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import quad_overlap
 from vision.identify import Identifier, Match
 from vision.outline import refine_quad
-from vision.piece_reader import PieceReader, PieceReaderConfig
+from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
 from vision.top_face import TopFaceConfig, TopFaceReader, TopFaceReadings
@@ -136,10 +136,13 @@ class PerceptionConfig:
             whatever they look like (a scoring photo is then asked again): on a yellow polka
             table the piece reader took white-dotted squares for cheese cards. None (default):
             every detection may be named.
-        strict_faces: identity prefix → the least probability the piece reader must give a
-            face of that prefix for its name to stand, whoever named it (`first` mode). For
-            faces that differ only in a number (Dice King's penalty cards, DK-3). Empty
-            (default): none.
+        face_readers: identity prefix → the least probability its face reader
+            (`vision.piece_reader.FACE_READER_MODELS`: a reader of those faces only, from a
+            larger crop) must give a face for the piece to be named it (`first` mode). It reads
+            every piece named a face of the prefix and every piece the piece reader finds at
+            least `face_family` likely to show one of them, and its name replaces theirs;
+            below the probability the piece stays unnamed. Empty (default): none.
+        face_family: see `face_readers`.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -168,7 +171,8 @@ class PerceptionConfig:
     piece_reader_veto: float | None = 0.2
     keep_not_pieces_within: float = 0.25
     name_min_score: float | None = None
-    strict_faces: dict[str, float] = field(default_factory=dict)
+    face_readers: dict[str, float] = field(default_factory=dict)
+    face_family: float = 0.5
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -517,6 +521,7 @@ class Perception:
         self.games = tuple(games) if games is not None else None
         self.identifies = identify
         self._reader_games_cache: tuple[str, ...] | None = None
+        self._face_readers: dict[str, PieceReader] = {}
 
     # --- stages ----------------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Detections:
@@ -620,8 +625,10 @@ class Perception:
                 detections = _scatter(detections, rest, matched)
                 for row, m in zip(rest, rest_matches, strict=True):
                     matches[int(row)] = m
-            if self.config.strict_faces:
-                detections, matches = self._strict(detections, matches, odds)
+            for prefix, limit in self.config.face_readers.items():
+                detections, matches = self._read_faces(
+                    frame, detections, matches, odds, prefix, limit
+                )
         else:
             detections, matches = self._match_gallery(frame, detections)
             if mode == "after":
@@ -739,29 +746,76 @@ class Perception:
             return detections, matches
         return _unnamed(detections, matches, self._odds_of_names(detections, odds) < limit)
 
-    def _strict(
-        self, detections: Detections, matches: list[Match | None], odds: np.ndarray
+    def face_reader(self, prefix: str) -> PieceReader:
+        """The face reader of identity `prefix` (`FACE_READER_MODELS`), loaded once.
+
+        Raises:
+            ModelError: there is none for `prefix`, or its model cannot be loaded.
+        """
+        if prefix not in self._face_readers:
+            model = FACE_READER_MODELS.get(prefix)
+            if model is None:
+                raise ModelError(f"no face reader for {prefix!r}")
+            self._face_readers[prefix] = PieceReader(
+                model, replace(self.config.piece_reader_config, min_probability=1.0)
+            )
+        return self._face_readers[prefix]
+
+    def _read_faces(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        matches: list[Match | None],
+        odds: np.ndarray,
+        prefix: str,
+        limit: float,
     ) -> tuple[Detections, list[Match | None]]:
-        """Names of faces in `strict_faces` (by identity prefix) stand only when the piece
-        reader gives that face at least the prefix's probability, whoever gave the name."""
+        """Pieces named a face of `prefix`, or that the piece reader finds at least
+        `face_family` likely to show one, named by `prefix`'s face reader when it gives a face
+        at least `limit`, else left unnamed (`PerceptionConfig.face_readers`)."""
         reader = self.piece_reader
-        if reader is None or odds.shape[1] != len(reader.classes):  # not asked (enrolled game)
+        game = prefix.partition("/")[0]
+        if (
+            reader is None
+            or odds.shape[1] != len(reader.classes)
+            or game not in (self._reader_games() or ())
+        ):  # not asked (an enrolled game): its printing is not the companion art
             return detections, matches
-        limits = np.array(
-            [
-                next(
-                    (v for k, v in self.config.strict_faces.items() if str(name).startswith(k)),
-                    np.nan,
-                )
-                if name is not None
-                else np.nan
-                for name in detections.identities
-            ],
-            np.float32,
-        ).reshape(-1)
-        named = self._odds_of_names(detections, odds)
-        # a strict name the reader did not read (NaN odds) does not stand either
-        return _unnamed(detections, matches, np.isfinite(limits) & ~(named >= limits))
+        columns = [
+            k for k, group in enumerate(reader.classes) if group and group[0].startswith(prefix)
+        ]
+        family = np.nan_to_num(odds[:, columns].sum(axis=1), nan=0.0)
+        named = np.array([str(i).startswith(prefix) for i in detections.identities], bool)
+        rows = np.flatnonzero(
+            np.isin(detections.kinds, ("card", "tile"))
+            & (named | (family >= self.config.face_family))
+        )
+        if not len(rows):
+            return detections, matches
+        faces = self.face_reader(prefix)
+        readings = faces.read(frame, detections.boxes_xyxy[rows], [game])
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        matches = list(matches)
+        for k, row in enumerate(rows):
+            p = readings.probabilities[k]
+            best = int(p.argmax())
+            if best == 0 or p[best] < limit:
+                identities[row], scores[row], matches[int(row)] = None, 0.0, None
+                continue
+            identity = faces.classes[best][0]
+            identities[row], scores[row] = identity, float(p[best])
+            matches[int(row)] = Match(
+                identity,
+                float(p[best]),
+                float(p[best] - np.sort(p)[-2]),
+                0,
+                identity,
+                "companion",
+                faces.candidates(p),
+                faces.classes[best],
+            )
+        return detections.with_fields(identities=identities, identity_scores=scores), matches
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections

@@ -76,3 +76,18 @@ def test_top_face_samples_mark_each_dies_top_face(tmp_path: Path) -> None:
     rest = [c[m < 128].mean() for c, m in pairs]
     assert np.mean(np.array(marked) > np.array(rest)) > 0.6
     assert data["faces"].shape[1:] == (32, 32, 3)
+
+
+def test_the_kingdoms_mix_photographs_dice_king_piles_heavy_with_penalty_cards() -> None:
+    """Dice King kingdom piles (DK-25: penalty cards are subtracted by their number) for the
+    penalty reader: one game, and across scenes many penalty cards."""
+    penalties, others = 0, 0
+    for index in range(4):
+        _, truth = render_training_scene(6, index, mix="kingdoms")
+        assert truth["game"] == "dice-king" and truth["scene"] == "spread"
+        ids = [o["identity"] for o in truth["objects"] if o["kind"] == "card"]
+        assert ids and all(i.startswith("dice-king/") for i in ids)
+        penalties += sum("/penalty-" in i for i in ids)
+        others += sum("/penalty-" not in i for i in ids)
+    # 10 of the deck's 65 cards are penalties; here 30-80 % of a pile
+    assert penalties >= 0.25 * (penalties + others)

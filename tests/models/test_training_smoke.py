@@ -200,3 +200,25 @@ def test_piece_reader_smoke_training_exports_a_reader_that_knows_every_face(
     assert (tmp_path / "pieces-smoke" / "crops.npz").exists()
     assert (tmp_path / "pieces-smoke" / "checkpoint.pt").exists()
     assert main([*argv, "--threads", "1", "--batch", "8"]) == 0
+
+
+def test_a_face_reader_smoke_training_knows_only_its_faces(tmp_path: Path) -> None:
+    """``--faces PREFIX`` (the penalty reader): classes are that prefix's faces only, every
+    other piece is class 0; a prefix no face has is refused."""
+    from models.train import main
+    from vision.piece_reader import PieceReader
+
+    out = tmp_path / "penalty_reader.onnx"
+    argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    argv += ["--threads", "1", "--batch", "8", "--size", "48"]
+    assert main([*argv, "--faces", "dice-king/penalty-", "--name", "penalty"]) == 0
+    reader = PieceReader(out)
+    assert reader.crop_size == 48
+    assert [g[0] for g in reader.classes[1:]] == [
+        "dice-king/penalty-1",
+        "dice-king/penalty-3",
+        "dice-king/penalty-6",
+        "dice-king/penalty-9",
+    ]
+    with pytest.raises(SystemExit, match="no companion face's identity starts with 'x/'"):
+        main([*argv, "--faces", "x/", "--name", "nothing"])

@@ -264,39 +264,6 @@ def test_the_reader_after_the_gallery_names_what_the_gallery_left(
 
 
 @needs_model
-def test_strict_faces_stand_only_on_the_readers_own_odds(faces: dict[str, np.ndarray]) -> None:
-    """`strict_faces`: faces that differ only in a number (Dice King's penalty cards, DK-3)
-    keep a name, the gallery's or the reader's, only when the reader gives that face enough."""
-    from tests.vision.test_pipeline_identify import RecordingIdentifier
-    from vision.piece_reader import PieceReaderConfig
-    from vision.pipeline import PerceptionConfig
-
-    frame, box = table_with(faces["kings-breakfast/ham"])
-    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
-
-    def identified(strict: dict[str, float], sure: float = 0.9) -> object:
-        config = PerceptionConfig(
-            piece_reader_config=PieceReaderConfig(min_probability=sure),
-            piece_reader_veto=None,
-            strict_faces=strict,
-        )
-        perception = Perception(
-            config,
-            identifier=RecordingIdentifier(),  # type: ignore[arg-type]
-            games=["kings-breakfast"],
-        )
-        return perception.identify(frame, detections).identities[0]
-
-    # the gallery (calling everything cheese) names the card when the reader is never sure
-    assert identified({}, sure=1.01) == "kings-breakfast/cheese"
-    assert identified({"kings-breakfast/ham": 0.5}, sure=1.01) == "kings-breakfast/cheese"
-    assert identified({"kings-breakfast/cheese": 0.5}, sure=1.01) is None
-    # the reader's own name too: ham is read surely, but not surely enough for 1.01
-    assert identified({}) == "kings-breakfast/ham"
-    assert identified({"kings-breakfast/ham": 1.01}) is None
-
-
-@needs_model
 def test_detections_less_sure_than_name_min_score_stay_unnamed(
     faces: dict[str, np.ndarray],
 ) -> None:
@@ -312,3 +279,114 @@ def test_detections_less_sure_than_name_min_score_stay_unnamed(
     for limit, expected in ((None, "kings-breakfast/ham"), (0.3, None)):
         perception = Perception(PerceptionConfig(name_min_score=limit), games=["kings-breakfast"])
         assert perception.identify(frame, detections).identities[0] == expected
+
+
+needs_penalty_model = pytest.mark.skipif(
+    not (MODELS / "penalty_reader.onnx").is_file(), reason="no committed penalty reader model"
+)
+PENALTY = "dice-king/penalty-"
+
+
+@pytest.fixture(scope="module")
+def penalty_reader() -> PieceReader:
+    from vision.piece_reader import FACE_READER_MODELS
+
+    return PieceReader(FACE_READER_MODELS[PENALTY])
+
+
+@needs_penalty_model
+def test_the_penalty_reader_knows_the_penalty_faces_only(penalty_reader: PieceReader) -> None:
+    # DK-3: ten penalty cards; those of one value share one face
+    known = {identity for group in penalty_reader.classes for identity in group}
+    assert known == {i for i in game_identities("dice-king") if i.startswith(PENALTY)}
+    assert penalty_reader.classes[0] == ()
+    assert len(penalty_reader.classes) == 1 + 4  # values 1 to 4 (companion deck)
+
+
+@needs_penalty_model
+@pytest.mark.parametrize("turns", [0, 1, 2])
+def test_the_penalty_reader_reads_every_penalty_value_and_no_other_card(
+    penalty_reader: PieceReader, faces: dict[str, np.ndarray], turns: int
+) -> None:
+    """DK-25 subtracts each penalty card's value: "-3" and "-4" must not be confused; an
+    inhabitant or a village is no penalty face (class 0)."""
+    for identity in game_identities("dice-king"):
+        frame, box = table_with(faces[identity], long_side=100, turns=turns)
+        p = penalty_reader.read(frame, np.array([box]), ["dice-king"]).probabilities[0]
+        best = penalty_reader.classes[int(p.argmax())]
+        if identity.startswith(PENALTY):
+            assert identity in best and p.max() >= 0.9, (identity, best, p.max())
+        else:
+            assert best == () or p.max() < 0.5, (identity, best, p.max())
+
+
+@needs_penalty_model
+def test_the_pipeline_names_penalty_cards_by_the_penalty_reader(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`face_readers`: a penalty card is named by the penalty reader's face (whoever named it
+    first); below its limit the card stays unnamed, and other cards keep their names."""
+    from vision.pipeline import PerceptionConfig
+
+    left, box_a = table_with(faces["dice-king/penalty-9"], long_side=100)  # value 4
+    right, box_b = table_with(faces["dice-king/fairy-2"], long_side=100)
+    frame = np.concatenate([left, right], axis=1)
+    box_b = [box_b[0] + 160, box_b[1], box_b[2] + 160, box_b[3]]
+    detections = make(["card", "card"]).with_fields(boxes_xyxy=np.array([box_a, box_b], np.float32))
+    identifier = Identifier(default_gallery(["dice-king"]))
+    config = PerceptionConfig(face_readers={PENALTY: 0.9})
+    perception = Perception(config, identifier=identifier, games=["dice-king"])
+    named, matches = perception.identify_detailed(frame, detections)
+    assert named.identities[0] in ("dice-king/penalty-9", "dice-king/penalty-10")
+    assert matches[0] is not None and "dice-king/penalty-10" in matches[0].aliases
+    assert named.identities[1] == "dice-king/fairy-2"
+    unsure = Perception(
+        PerceptionConfig(face_readers={PENALTY: 1.01}), identifier=identifier, games=["dice-king"]
+    )
+    named = unsure.identify(frame, detections)
+    assert named.identities[0] is None and named.identities[1] == "dice-king/fairy-2"
+
+
+@needs_penalty_model
+def test_the_penalty_reader_overrules_a_gallery_that_misreads_the_number(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """The gallery names a -4 card (DK-3) as -1, the piece reader being never sure: the
+    penalty reader, asked about every card named a penalty, names it -4."""
+    from vision.piece_reader import PieceReaderConfig
+    from vision.pipeline import PerceptionConfig
+
+    class MisreadingGallery:
+        def identify_detailed(
+            self, frame: np.ndarray, detections: object, games: object = None
+        ) -> tuple[object, list[None]]:
+            names = np.full(len(detections), "dice-king/penalty-1", object)  # type: ignore[arg-type]
+            return detections.with_fields(identities=names), [None] * len(names)  # type: ignore[attr-defined]
+
+    frame, box = table_with(faces["dice-king/penalty-10"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+
+    def named(readers: dict[str, float]) -> object:
+        config = PerceptionConfig(
+            piece_reader_config=PieceReaderConfig(min_probability=1.01),
+            piece_reader_veto=None,
+            outline_look=False,
+            face_readers=readers,
+        )
+        perception = Perception(
+            config,
+            identifier=MisreadingGallery(),
+            games=["dice-king"],  # type: ignore[arg-type]
+        )
+        return perception.identify(frame, detections).identities[0]
+
+    assert named({}) == "dice-king/penalty-1"  # what the gallery said
+    assert named({PENALTY: 0.9}) in ("dice-king/penalty-9", "dice-king/penalty-10")
+
+
+def test_a_face_reader_for_an_unknown_prefix_is_refused_by_name() -> None:
+    from vision.pipeline import PerceptionConfig
+
+    perception = Perception(PerceptionConfig(face_readers={"dice-king/elf-": 0.9}), identify=False)
+    with pytest.raises(ModelError, match="no face reader for 'dice-king/elf-'"):
+        perception.face_reader("dice-king/elf-")

@@ -127,12 +127,15 @@ PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # 8,000,100+: King's Breakfast right / wrong of 300 photos: none 173 / 3, 0.2 173 / 1,
 # 0.3 173 / 0; Dice King unchanged (21 / 2 of 210).
 PHOTO_NAME_MIN_DETECTION: float | None = 0.3
-# Dice King's penalty faces differ only in their number (DK-3), which the gallery and the piece
-# reader both misread now and then: such a name stands only when the piece reader gives it at
-# least this (`PerceptionConfig.strict_faces`). Named penalty cards of 60 tables of seeds
-# 8,000,100+, right / wrong by the reader's probability: >= 0.9 170 / 6, 0.95 134 / 1,
-# 0.97 91 / 1, 0.98 62 / 0.
-PHOTO_STRICT_FACES = {"dice-king/penalty-": 0.98}
+# Dice King's penalty faces differ only in their number and crowns (DK-3), which the gallery and
+# the piece reader both misread now and then (standing only when the piece reader gave them
+# 0.98, about a third were named): the penalty reader (`PerceptionConfig.face_readers`, a reader
+# of those faces only, from a 96 px crop) names every card that is, or may be, a penalty card
+# when it gives a face at least this. Every Dice King photo of 60 tables of seeds 8,000,100+
+# (210 photos, 1,092 cards), right / refused / wrong photos and wrong cards: piece reader at
+# 0.98 1 / 209 / 0; penalty reader at 0.9 115 / 95 / 0, 2 cards; 0.95 114 / 96 / 0, 2 cards;
+# 0.98 112 / 98 / 0, 1 card.
+PHOTO_FACE_READERS = {"dice-king/penalty-": 0.98}
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -142,8 +145,8 @@ def perception_for(game: str | None) -> Any:
     """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE`, every
     detection taken as the game's kind of piece (the detector confuses small cards, tiles and
     dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`, and the piece
-    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`), what the piece
-    reader finds is no piece dropped
+    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; penalty cards named by
+    the penalty reader, `PHOTO_FACE_READERS`), what the piece reader finds is no piece dropped
     (`PHOTO_NOT_PIECE`), a piece found twice kept once (`PHOTO_DUPLICATE_OVERLAP`,
     `PHOTO_TILE_UNION`); loaded once per game."""
     from dataclasses import replace
@@ -167,7 +170,7 @@ def perception_for(game: str | None) -> Any:
         drop_not_pieces=PHOTO_NOT_PIECE,
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
-        strict_faces=PHOTO_STRICT_FACES,
+        face_readers=PHOTO_FACE_READERS,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(config, identifier=identifier, games=None if game is None else [game])
@@ -236,7 +239,7 @@ __all__ = [
     "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
     "PHOTO_NAME_MIN_DETECTION",
-    "PHOTO_STRICT_FACES",
+    "PHOTO_FACE_READERS",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
