@@ -132,6 +132,9 @@ class PerceptionConfig:
             right, none wrong; before the rule (and `overlapping_pieces` and the astride rule),
             8 of about 450 photos were scored wrong; with 0, seeds 8,000,200+ showed a tile
             read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
+        keep_sure_pieces: a detection the detector found at least this sure is never dropped
+            as no piece (`drop_not_pieces`), only left unnamed: the two disagree, and a
+            scoring photo is asked again. None (default): every one may be dropped.
         name_min_score: cards and tiles the detector found less sure than this stay unnamed
             whatever they look like (a scoring photo is then asked again): on a yellow polka
             table the piece reader took white-dotted squares for cheese cards. None (default):
@@ -170,6 +173,7 @@ class PerceptionConfig:
     drop_not_pieces: float | None = None
     piece_reader_veto: float | None = 0.2
     keep_not_pieces_within: float = 0.25
+    keep_sure_pieces: float | None = None
     name_min_score: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_family: float = 0.5
@@ -692,6 +696,9 @@ class Perception:
         odds[rows] = readings.probabilities
         if self.config.drop_not_pieces is not None:
             not_pieces[rows] = readings.probabilities[:, 0] >= self.config.drop_not_pieces
+            if self.config.keep_sure_pieces is not None:
+                # the detector sure and the reader sure it is none: a disagreement, asked again
+                not_pieces &= detections.scores < self.config.keep_sure_pieces
             named = rows[np.array([i is not None for i in readings.identities], bool)]
             near = _near_boxes(
                 detections.boxes_xyxy, not_pieces, named, self.config.keep_not_pieces_within

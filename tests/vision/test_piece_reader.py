@@ -185,6 +185,30 @@ def test_boxes_on_bare_table_are_dropped_when_asked(faces: dict[str, np.ndarray]
 
 
 @needs_model
+def test_a_sure_detection_is_never_dropped_as_no_piece(faces: dict[str, np.ndarray]) -> None:
+    """`keep_sure_pieces`: when the detector is sure of a box the reader finds shows no piece,
+    the two disagree; the box stays, unnamed (a scoring photo is asked again), while a weak one
+    is dropped as before."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
+    boxes = np.array([box, [200, 40, 260, 130]], np.float32)
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+    config = PerceptionConfig(drop_not_pieces=0.9, keep_sure_pieces=0.7)
+    perception = Perception(config, identifier=identifier, games=["kings-breakfast"])
+
+    def named(bare_score: float) -> list[object]:
+        detections = make(["card", "card"]).with_fields(
+            boxes_xyxy=boxes, scores=np.array([0.9, bare_score], np.float32)
+        )
+        return list(perception.identify(frame, detections).identities)
+
+    assert named(0.5) == ["kings-breakfast/ham"]
+    assert named(0.8) == ["kings-breakfast/ham", None]
+
+
+@needs_model
 def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
     faces: dict[str, np.ndarray],
 ) -> None:

@@ -109,6 +109,13 @@ PHOTO_DETECTION_SCORE = 0.15
 # 40 tables with `PHOTO_NOT_PIECE` 0.9 / 0.7 / 0.5: 20 / 23 / 22 exactly right, none made up).
 PHOTO_PIECE_PROBABILITY = 0.9
 PHOTO_NOT_PIECE = 0.7
+# ... but a detection the detector is at least this sure of is never dropped so, only left
+# unnamed (`PerceptionConfig.keep_sure_pieces`): on a validation Dice King photo (seeds
+# 8,000,160+) the reader took a fully visible elf card, found at 0.9, for no piece (0.77) and
+# the pile was scored a card short. Of the detections the reader finds at least 0.7 likely to be
+# no piece on 40 validation tables a game (seeds 8,000,100+; 3,800 of them), one was found at
+# 0.7 or more: that card.
+PHOTO_KEEP_SURE_PIECES = 0.7
 # A gallery name the piece reader gives less than this is withdrawn (the piece left unnamed): on
 # Dice King kingdom photos (15 tables of seeds 8,000,000+, 295 cards) the gallery named penalty
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
@@ -168,6 +175,7 @@ def perception_for(game: str | None) -> Any:
         piece_kind=None if game is None else PIECE_KIND.get(game),
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
+        keep_sure_pieces=PHOTO_KEEP_SURE_PIECES,
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
         face_readers=PHOTO_FACE_READERS,
@@ -240,6 +248,7 @@ __all__ = [
     "PHOTO_MIN_SCORE",
     "PHOTO_NAME_MIN_DETECTION",
     "PHOTO_FACE_READERS",
+    "PHOTO_KEEP_SURE_PIECES",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
