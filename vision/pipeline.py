@@ -132,6 +132,9 @@ class PerceptionConfig:
             right, none wrong; before the rule (and `overlapping_pieces` and the astride rule),
             8 of about 450 photos were scored wrong; with 0, seeds 8,000,200+ showed a tile
             read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
+        near_faces_below: for `keep_not_pieces_within`, a piece is also one the piece reader
+            finds less than this likely to show no companion face (a face it is unsure which);
+            None (default): only the pieces it named.
         keep_sure_pieces: a detection the detector found at least this sure is never dropped
             as no piece (`drop_not_pieces`), only left unnamed: the two disagree, and a
             scoring photo is asked again. None (default): every one may be dropped.
@@ -174,6 +177,7 @@ class PerceptionConfig:
     piece_reader_veto: float | None = 0.2
     keep_not_pieces_within: float = 0.25
     keep_sure_pieces: float | None = None
+    near_faces_below: float | None = None
     name_min_score: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_family: float = 0.5
@@ -699,12 +703,15 @@ class Perception:
             if self.config.keep_sure_pieces is not None:
                 # the detector sure and the reader sure it is none: a disagreement, asked again
                 not_pieces &= detections.scores < self.config.keep_sure_pieces
-            named = rows[np.array([i is not None for i in readings.identities], bool)]
+            anchor = np.array([i is not None for i in readings.identities], bool)
+            if self.config.near_faces_below is not None:
+                anchor |= readings.probabilities[:, 0] < self.config.near_faces_below
             near = _near_boxes(
-                detections.boxes_xyxy, not_pieces, named, self.config.keep_not_pieces_within
+                detections.boxes_xyxy, not_pieces, rows[anchor], self.config.keep_not_pieces_within
             )
-            # a "no piece" box next to named pieces may be a piece boxed badly (half on the
-            # table): left unnamed, it refuses a photo that dropping it would score wrongly
+            # a "no piece" box next to pieces may be a piece boxed badly (half on the table), or
+            # one the reader misread: left unnamed, it refuses a photo that dropping it would
+            # score wrongly
             not_pieces &= ~near
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()

@@ -209,6 +209,40 @@ def test_a_sure_detection_is_never_dropped_as_no_piece(faces: dict[str, np.ndarr
 
 
 @needs_model
+def test_a_no_piece_box_touching_a_face_the_reader_is_unsure_of_is_kept(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`near_faces_below`: a "no piece" box touching a piece the reader sees a face on but does
+    not name (unsure which face) is kept unnamed too, not dropped: a validation kingdom photo
+    lost a card the reader took for no piece among penalty cards it had not named yet."""
+    from vision.piece_reader import PieceReaderConfig
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
+    touching = [box[2] - 5, box[1], box[2] + 55, box[3]]
+    detections = make(["card", "card"]).with_fields(
+        boxes_xyxy=np.array([box, touching], np.float32)
+    )
+
+    def kept(near: float | None) -> int:
+        config = PerceptionConfig(
+            drop_not_pieces=0.5,
+            near_faces_below=near,
+            piece_reader_config=PieceReaderConfig(min_probability=1.01),  # names nothing
+        )
+        perception = Perception(
+            config,
+            identifier=Identifier(default_gallery(["kings-breakfast"])),
+            games=["kings-breakfast"],
+        )
+        return len(perception.identify(frame, detections))
+
+    assert kept(None) == 1  # the ham card was not named by the reader: the box is dropped
+    assert kept(0.5) == 2
+
+
+@needs_model
 def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
     faces: dict[str, np.ndarray],
 ) -> None:

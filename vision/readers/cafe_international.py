@@ -51,7 +51,7 @@ from vision.geometry import (
     polygon_area,
     project_points,
 )
-from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
+from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
 from vision.readers.cafe_slots import SlotRead, SlotReader
 from vision.readers.zones import zones_file
 
@@ -853,6 +853,10 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     tiles: list[str] = []
     if len(pieces) == 0:
         problems.append(f"no tiles found in the {what}")
+    if small_pieces(pieces, "tile").any():
+        problems.append(
+            f"a tile in the {what} looks much smaller than the others (a pattern of the table?)"
+        )
     for identity in pieces.identities:
         if identity is None:
             problems.append(f"a tile in the {what} could not be identified")

@@ -17,7 +17,7 @@ from typing import Any
 
 from engines.dice_king.explain import UNKNOWN_CARD, Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
+from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
 from vision.readers.zones import Zones, default_zones
 
 GAME = "dice-king"
@@ -139,6 +139,10 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
     ids: list[str] = []
     if len(cards) == 0:
         problems.append(f"no cards found in the {what}")
+    if small_pieces(cards, "card").any():
+        problems.append(
+            f"a card in the {what} looks much smaller than the others (a pattern of the table?)"
+        )
     for identity in cards.identities:
         if identity is None:
             problems.append(f"a card in the {what} could not be identified")

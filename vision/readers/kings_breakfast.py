@@ -20,7 +20,7 @@ from typing import Any
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem, spread_pieces
+from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
 from vision.readers.zones import Zones, default_zones
 
 GAME = "kings-breakfast"
@@ -101,6 +101,10 @@ def read_spread(
     counts: Counter[str] = Counter()
     if len(cards) == 0:
         problems.append(f"no cards found in the {what}")
+    if small_pieces(cards, "card").any():
+        problems.append(
+            f"a card in the {what} looks much smaller than the others (a pattern of the table?)"
+        )
     for identity in cards.identities:
         if identity is None:
             problems.append(f"a card in the {what} could not be identified")

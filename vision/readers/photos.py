@@ -116,6 +116,13 @@ PHOTO_NOT_PIECE = 0.7
 # no piece on 40 validation tables a game (seeds 8,000,100+; 3,800 of them), one was found at
 # 0.7 or more: that card.
 PHOTO_KEEP_SURE_PIECES = 0.7
+# A "no piece" box next to a box the reader finds less than this likely to be no piece is kept
+# (unnamed), as one next to a named piece is (`PerceptionConfig.near_faces_below`): on a
+# validation Dice King photo (seeds 8,000,260+) under yellow light the reader took a fairy card
+# (found at 0.67) for no piece among penalty cards it had not named yet, and the pile was scored
+# a card short. Every photo of 40 Café and 30 King's Breakfast validation tables (seeds
+# 8,000,100+): unchanged (85 / 32 / 0 and 91 / 59 / 0 right / refused / wrong).
+PHOTO_NEAR_FACES_BELOW: float | None = 0.5
 # A gallery name the piece reader gives less than this is withdrawn (the piece left unnamed): on
 # Dice King kingdom photos (15 tables of seeds 8,000,000+, 295 cards) the gallery named penalty
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
@@ -176,6 +183,7 @@ def perception_for(game: str | None) -> Any:
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
         keep_sure_pieces=PHOTO_KEEP_SURE_PIECES,
+        near_faces_below=PHOTO_NEAR_FACES_BELOW,
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
         face_readers=PHOTO_FACE_READERS,

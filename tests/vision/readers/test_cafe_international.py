@@ -362,3 +362,22 @@ def test_ci22_an_unidentified_card_on_a_tile_is_set_aside_elsewhere_refused() ->
     assert read_spread(detections(beside)).problems == (
         "a tile in the photo could not be identified",
     )
+
+
+def test_ci22_a_tile_much_smaller_than_the_others_refuses_the_photo() -> None:
+    """CI-22: a hand's tiles lie side by side under the camera, all about one size; a "tile"
+    half their size is a pattern of the table the reader named, never counted."""
+    tiles = [
+        piece("tile", (60 * i + 40, 60), f"cafe-international/{t}", half=25.0)
+        for i, t in enumerate(["joker/w", "italy/m", "italy/w"])
+    ]
+    assert read_spread(detections(tiles)).observation == ["italy/m", "italy/w", "joker/w"]
+    speck = piece("tile", (300, 60), "cafe-international/germany/m", half=10.0)
+    reading = read_spread(detections([*tiles, speck]))
+    assert reading.observation is None
+    assert reading.problems == (
+        "a tile in the photo looks much smaller than the others (a pattern of the table?)",
+    )
+    # a little smaller (a tile seen a bit farther off, tilted) is still a tile
+    near = piece("tile", (300, 60), "cafe-international/germany/m", half=21.0)
+    assert read_spread(detections([*tiles, near])).observation is not None

@@ -131,3 +131,19 @@ def test_dk3_dk25_penalty_cards_of_one_value_are_told_apart_by_count_not_face() 
     assert read_spread(detections(four)).problems == (
         "4 penalty cards of 3 in the photo: the deck has 3",
     )
+
+
+def test_dk25_a_card_much_smaller_than_the_others_refuses_the_kingdom_photo() -> None:
+    """DK-25: a kingdom pile spread for the photo shows cards of one size; a named "card" a
+    third of their size is not one of them: the photo is refused, not scored."""
+    cards = [
+        piece("card", (100 + 90 * i, 100), f"dice-king/{c}", half=40.0)
+        for i, c in enumerate(["elf-1", "orc-2"])
+    ]
+    assert read_spread(detections(cards)).observation == ["elf-1", "orc-2"]
+    tiny = piece("card", (400, 100), "dice-king/penalty-9", half=13.0)
+    assert (
+        read_spread(detections([*cards, tiny]))
+        .problems[0]
+        .startswith("a card in the photo looks much smaller")
+    )

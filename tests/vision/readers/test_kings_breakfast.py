@@ -145,3 +145,19 @@ def test_kb19_an_unidentified_tile_on_a_card_is_set_aside_elsewhere_refused() ->
     )
     foreign = [*cards, piece("tile", (400, 300), "cafe-international/italy/m")]
     assert "is not a kings-breakfast piece" in read_spread(detections(foreign)).problems[0]
+
+
+def test_kb19_a_card_much_smaller_than_the_others_refuses_the_photo() -> None:
+    """KB-19: spread cards are all about one size in a photo from above; a named "card" under
+    half their size (a dot of the tablecloth) refuses the photo instead of being counted."""
+    cards = [
+        piece("card", (100 + 90 * i, 100), f"kings-breakfast/{f}", half=40.0)
+        for i, f in enumerate(["ham", "bread", "wine"])
+    ]
+    assert read_spread(detections(cards)).observation == {"ham": 1, "bread": 1, "wine": 1}
+    dot = piece("card", (500, 100), "kings-breakfast/cheese", half=12.0)
+    reading = read_spread(detections([*cards, dot]))
+    assert reading.observation is None
+    assert reading.problems[0].startswith("a card in the photo looks much smaller")
+    # one named card alone has nothing to compare with
+    assert read_spread(detections([dot])).observation == {"cheese": 1}
