@@ -17,7 +17,11 @@ Prints one line per game: tables, exactly right %, refused (a problem reported, 
 (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
-        [--every-photo]
+        [--every-photo] [--wrong-game]
+
+``--wrong-game`` (with ``--detector``) reads every photo of each table as each *other* game's
+scoring photo would be read (identification restricted to that game): every one must be
+refused, never scored.
 """
 
 from __future__ import annotations
@@ -252,6 +256,23 @@ def photo_outcome(game: str, identities: list[str], seed: int, what: str, render
     return "right" if same and len(reading.observation) == len(names) else "wrong"
 
 
+READERS: dict[str, Any] = {
+    "kings-breakfast": lambda d: kb_reader.read_spread(d, allow_emerald=True),
+    "cafe-international": ci_reader.read_spread,
+    "dice-king": dk_reader.read_spread,
+}
+
+
+def wrong_game_outcome(game: str, other: str, identities: list[str], seed: int) -> str:
+    """One photo of `game`'s pieces read as a photo of `other`: refused or scored (a made-up
+    score)."""
+    from vision.readers.photos import perception_for
+
+    image, _ = render_spread(identities, seed)
+    reading = READERS[other](perception_for(other).process(image))
+    return "refused" if reading.problems else "scored"
+
+
 def ci_registration(seed: int) -> tuple[str, float]:
     """Render a Café table mid-game (1280 × 960, eval effects) and register the board from its
     ArUco markers; the chairs are then compared with where the camera really put them."""
@@ -305,6 +326,11 @@ def main() -> None:
         action="store_true",
         help="also read every photo of each table alone (right / refused / wrong per photo)",
     )
+    parser.add_argument(
+        "--wrong-game",
+        action="store_true",
+        help="also read every photo as each other game's (with --detector): must be refused",
+    )
     args = parser.parse_args()
     rows = []
     global PERCEPTION
@@ -352,6 +378,17 @@ def main() -> None:
                 f"{'':<20} every photo alone: {sum(alone.values())}, right"
                 f" {alone['right']}, refused {alone['refused']}, wrong {alone['wrong']}"
             )
+        if args.wrong_game and PERCEPTION is not None:
+            for other in (g for g in GAMES if g != game):
+                wrong = Counter(
+                    wrong_game_outcome(game, other, ids, photo_seed)
+                    for k in range(args.tables)
+                    for ids, photo_seed, _ in table_photos(game, args.seed_base + k)
+                )
+                print(
+                    f"{'':<20} read as {other}: {sum(wrong.values())} photos, refused"
+                    f" {wrong['refused']}, scored {wrong['scored']} (must be 0)"
+                )
         tally = PIECES.get(game)
         if tally:
             print(

@@ -28,7 +28,10 @@ from models.runs import held_out_split, run_folder, train_epochs, write_json
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
 # readers of a few faces only (``--faces PREFIX``): where each is exported by default
-FACE_READERS = {"dice-king/penalty-": DEFAULT_OUT.with_name("penalty_reader.onnx")}
+FACE_READERS = {
+    "dice-king/penalty-": DEFAULT_OUT.with_name("penalty_reader.onnx"),
+    "dice-king/": DEFAULT_OUT.with_name("dice_king_reader.onnx"),
+}
 
 
 def _augment(x: Any, generator: Any) -> Any:

@@ -33,10 +33,12 @@ from vision.errors import ModelError
 from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "piece_reader.onnx"
-# Readers of a few faces that differ only in small print, read from a larger crop (identity
-# prefix → model): Dice King's penalty cards show their value only as "-n" and n crowns (DK-3).
+# Readers of faces that differ only in small print, read from a larger crop (identity prefix →
+# model): Dice King's penalty cards show their value only as "-n" and n crowns (DK-3); its
+# inhabitants and villages differ in a value, a name or a dice rule (DK-4, DK-2).
 FACE_READER_MODELS = {
     "dice-king/penalty-": DEFAULT_MODEL.with_name("penalty_reader.onnx"),
+    "dice-king/": DEFAULT_MODEL.with_name("dice_king_reader.onnx"),
 }
 
 

@@ -448,3 +448,34 @@ def test_a_face_reader_for_an_unknown_prefix_is_refused_by_name() -> None:
     perception = Perception(PerceptionConfig(face_readers={"dice-king/elf-": 0.9}), identify=False)
     with pytest.raises(ModelError, match="no face reader for 'dice-king/elf-'"):
         perception.face_reader("dice-king/elf-")
+
+
+needs_dice_king_model = pytest.mark.skipif(
+    not (MODELS / "dice_king_reader.onnx").is_file(), reason="no committed Dice King reader"
+)
+
+
+@needs_dice_king_model
+@pytest.mark.parametrize("turns", [0, 1, 2])
+def test_the_dice_king_reader_reads_every_dice_king_face(
+    faces: dict[str, np.ndarray], turns: int
+) -> None:
+    """DK-2, DK-3, DK-4: the 40 inhabitants, 15 villages and 4 penalty faces, which differ in
+    small print (values, names, dice rules), are each read from a 96 px crop; another game's
+    card is no Dice King face."""
+    from vision.piece_reader import FACE_READER_MODELS
+
+    reader = PieceReader(FACE_READER_MODELS["dice-king/"])
+    known = {identity for group in reader.classes for identity in group}
+    assert known == set(game_identities("dice-king"))
+    wrong = []
+    for identity in game_identities("dice-king"):
+        frame, box = table_with(faces[identity], long_side=100, turns=turns)
+        p = reader.read(frame, np.array([box]), ["dice-king"]).probabilities[0]
+        best = reader.classes[int(p.argmax())]
+        if identity not in best or p.max() < 0.9:
+            wrong.append((identity, best[:1], round(float(p.max()), 2)))
+    assert wrong == []
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100, turns=turns)
+    p = reader.read(frame, np.array([box])).probabilities[0]
+    assert p.argmax() == 0 or p.max() < 0.5

@@ -141,15 +141,20 @@ PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # 8,000,100+: King's Breakfast right / wrong of 300 photos: none 173 / 3, 0.2 173 / 1,
 # 0.3 173 / 0; Dice King unchanged (21 / 2 of 210).
 PHOTO_NAME_MIN_DETECTION: float | None = 0.3
-# Dice King's penalty faces differ only in their number and crowns (DK-3), which the gallery and
-# the piece reader both misread now and then (standing only when the piece reader gave them
-# 0.98, about a third were named): the penalty reader (`PerceptionConfig.face_readers`, a reader
-# of those faces only, from a 96 px crop) names every card that is, or may be, a penalty card
-# when it gives a face at least this. Every Dice King photo of 60 tables of seeds 8,000,100+
-# (210 photos, 1,092 cards), right / refused / wrong photos and wrong cards: piece reader at
-# 0.98 1 / 209 / 0; penalty reader at 0.9 115 / 95 / 0, 2 cards; 0.95 114 / 96 / 0, 2 cards;
-# 0.98 112 / 98 / 0, 1 card.
-PHOTO_FACE_READERS = {"dice-king/penalty-": 0.98}
+# Dice King's faces differ in small print: penalty cards only in their number and crowns (DK-3),
+# inhabitants and villages in a value, a name or a dice rule; the gallery and the piece reader
+# (64 px) misread them now and then (penalty names standing only when the piece reader gave
+# them 0.98, about a third were named). Two face readers from 96 px crops
+# (`PerceptionConfig.face_readers`) read again every card that is, or may be, one of their
+# faces, and name it when they give a face at least this; the penalty reader goes last. Every
+# Dice King photo of 60 validation tables (seeds 8,000,100+; 210 photos, 1,092 cards), right /
+# refused / wrong photos, cards named wrong: piece reader at 0.98 1 / 209 / 0; penalty reader
+# at 0.9 115 / 95 / 0, 2 cards; 0.95 114 / 96 / 0, 2; 0.98 112 / 98 / 0, 1 (106 / 104 / 0
+# with the safety rules above); + Dice King reader at 0.95 112 / 98 / 0, 0; 0.9 117 / 93 / 0,
+# 0; 0.8 119 / 91 / 0, 0 (reader v1; with v2, which also saw other games' pieces, 0.9 and
+# `PerceptionConfig.face_family` 0.9: 114 / 96 / 0, and 209 / 141 / 0 on 100 other tables of
+# seeds 8,000,160+).
+PHOTO_FACE_READERS = {"dice-king/": 0.9, "dice-king/penalty-": 0.98}
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -159,8 +164,8 @@ def perception_for(game: str | None) -> Any:
     """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE`, every
     detection taken as the game's kind of piece (the detector confuses small cards, tiles and
     dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`, and the piece
-    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; penalty cards named by
-    the penalty reader, `PHOTO_FACE_READERS`), what the piece reader finds is no piece dropped
+    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; Dice King's cards named
+    by its face readers, `PHOTO_FACE_READERS`), what the piece reader finds is no piece dropped
     (`PHOTO_NOT_PIECE`), a piece found twice kept once (`PHOTO_DUPLICATE_OVERLAP`,
     `PHOTO_TILE_UNION`); loaded once per game."""
     from dataclasses import replace
