@@ -395,7 +395,23 @@ def main(argv: list[str] | None = None) -> int:
         metavar="P",
         help="withdraw gallery names the piece reader gives under P",
     )
+    parser.add_argument(
+        "--face-reader",
+        action="append",
+        default=[],
+        metavar="PREFIX=P",
+        help="name the faces of PREFIX by its face reader at P (repeatable; e.g. dice-king/=0.9)",
+    )
     args = parser.parse_args(argv)
+    face_readers: dict[str, float] = {}
+    for item in args.face_reader:
+        prefix, _, value = item.partition("=")
+        try:
+            face_readers[prefix] = float(value)
+        except ValueError:
+            parser.error(f"--face-reader must be PREFIX=P, got {item!r}")
+        if not prefix:
+            parser.error(f"--face-reader must be PREFIX=P, got {item!r}")
     default = DetectorConfig()
     thresholds = dict(default.score_thresholds)
     # run the detector with low thresholds so precision/recall can be swept afterwards
@@ -407,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         piece_reader=args.piece_reader,
         drop_not_pieces=args.drop_not_pieces,
         piece_reader_veto=args.piece_reader_veto,
+        face_readers=face_readers,
     )
     perception = Perception(
         config,
@@ -422,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         "piece_reader": args.piece_reader,
         "drop_not_pieces": args.drop_not_pieces,
         "piece_reader_veto": args.piece_reader_veto,
+        "face_readers": face_readers,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

@@ -39,3 +39,21 @@ def test_synthetic_evaluation_reports_every_kind_and_corner_errors(tmp_path: Pat
     for measures in errors.values():
         assert measures["pieces"] > 0
         assert 0.0 <= measures["within_0.02"] <= measures["within_0.05"] <= 1.0
+
+
+def test_face_readers_are_given_as_prefix_and_probability(tmp_path: Path) -> None:
+    """``--face-reader PREFIX=P`` is recorded in the summary; a malformed one is refused by
+    argparse (exit 2) with the value named."""
+    from models.data import build_scene_cache
+    from models.evaluate import main
+
+    scenes = build_scene_cache(tmp_path / "scenes", 1, seed=100, split="eval", progress=False)
+    out = tmp_path / "eval"
+    argv = ["--sets", "synthetic", "--synthetic", str(scenes), "--out", str(out)]
+    assert main([*argv, "--face-reader", "dice-king/penalty-=0.98"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["face_readers"] == {"dice-king/penalty-": 0.98}
+    for bad in ("dice-king/", "=0.9", "dice-king/=high"):
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, "--face-reader", bad])
+        assert stop.value.code == 2
