@@ -690,13 +690,16 @@ def extract_piece_crops(
 
 
 def _main() -> None:  # pragma: no cover - a build helper
-    """``python -m models.data FOLDER COUNT SEED [SPLIT [MIX]]``: render a scene cache."""
+    """``python -m models.data FOLDER COUNT SEED [SPLIT [MIX [WxH]]]``: render a scene cache
+    (images 640x480 unless WxH is given)."""
     import sys
 
     folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     split = sys.argv[4] if len(sys.argv) > 4 else "train"
     mix = sys.argv[5] if len(sys.argv) > 5 else "default"
-    build_scene_cache(folder, count, seed=seed, split=split, mix=mix)
+    width, _, height = (sys.argv[6] if len(sys.argv) > 6 else "640x480").partition("x")
+    size = (int(width), int(height))
+    build_scene_cache(folder, count, seed=seed, split=split, mix=mix, size=size)
 
 
 if __name__ == "__main__":
