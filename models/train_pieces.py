@@ -31,6 +31,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
 FACE_READERS = {
     "dice-king/penalty-": DEFAULT_OUT.with_name("penalty_reader.onnx"),
     "dice-king/": DEFAULT_OUT.with_name("dice_king_reader.onnx"),
+    "kings-breakfast/": DEFAULT_OUT.with_name("kings_breakfast_reader.onnx"),
 }
 
 

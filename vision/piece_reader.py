@@ -35,10 +35,12 @@ from vision.sessions import load_session
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "piece_reader.onnx"
 # Readers of faces that differ only in small print, read from a larger crop (identity prefix →
 # model): Dice King's penalty cards show their value only as "-n" and n crowns (DK-3); its
-# inhabitants and villages differ in a value, a name or a dice rule (DK-4, DK-2).
+# inhabitants and villages differ in a value, a name or a dice rule (DK-4, DK-2); King's
+# Breakfast's foods are read from the larger crop too (scoring photos of many cards).
 FACE_READER_MODELS = {
     "dice-king/penalty-": DEFAULT_MODEL.with_name("penalty_reader.onnx"),
     "dice-king/": DEFAULT_MODEL.with_name("dice_king_reader.onnx"),
+    "kings-breakfast/": DEFAULT_MODEL.with_name("kings_breakfast_reader.onnx"),
 }
 
 

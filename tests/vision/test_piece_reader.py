@@ -479,3 +479,26 @@ def test_the_dice_king_reader_reads_every_dice_king_face(
     frame, box = table_with(faces["kings-breakfast/ham"], long_side=100, turns=turns)
     p = reader.read(frame, np.array([box])).probabilities[0]
     assert p.argmax() == 0 or p.max() < 0.5
+
+
+@pytest.mark.skipif(
+    not (MODELS / "kings_breakfast_reader.onnx").is_file(), reason="no King's Breakfast reader"
+)
+@pytest.mark.parametrize("turns", [0, 1, 2])
+def test_the_kings_breakfast_reader_reads_every_food_and_no_other_card(
+    faces: dict[str, np.ndarray], turns: int
+) -> None:
+    """KB-1: the seven foods and the Emerald dragon read from a 96 px crop; a Dice King card
+    is no King's Breakfast face."""
+    from vision.piece_reader import FACE_READER_MODELS
+
+    reader = PieceReader(FACE_READER_MODELS["kings-breakfast/"])
+    known = {identity for group in reader.classes for identity in group}
+    assert known == set(game_identities("kings-breakfast"))
+    for identity in game_identities("kings-breakfast"):
+        frame, box = table_with(faces[identity], long_side=100, turns=turns)
+        p = reader.read(frame, np.array([box])).probabilities[0]
+        assert identity in reader.classes[int(p.argmax())] and p.max() >= 0.9, identity
+    frame, box = table_with(faces["dice-king/elf-1"], long_side=100, turns=turns)
+    p = reader.read(frame, np.array([box])).probabilities[0]
+    assert p.argmax() == 0 or p.max() < 0.5

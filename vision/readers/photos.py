@@ -158,7 +158,14 @@ PHOTO_NAME_MIN_DETECTION: float | None = 0.4
 # 0; 0.8 119 / 91 / 0, 0 (reader v1; with v2, which also saw other games' pieces, 0.9 and
 # `PerceptionConfig.face_family` 0.9: 114 / 96 / 0, and 209 / 141 / 0 on 100 other tables of
 # seeds 8,000,160+).
-PHOTO_FACE_READERS = {"dice-king/": 0.9, "dice-king/penalty-": 0.98}
+# King's Breakfast cards are read again by their own 96 px reader at 0.9 too: every photo of
+# 30 + 30 validation tables (seeds 8,000,100+ and 8,000,130+), right / refused / wrong, without
+# 92 / 58 / 0 and 90 / 60 / 0, with 96 / 54 / 0 and 92 / 58 / 0.
+PHOTO_FACE_READERS = {
+    "dice-king/": 0.9,
+    "dice-king/penalty-": 0.98,
+    "kings-breakfast/": 0.9,
+}
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
