@@ -209,13 +209,7 @@ def table_photos(game: str, seed: int) -> list[tuple[list[str], int, str]]:
     photo seed, what: king / hand / pile), as the `*_table` functions lay them out."""
     if game == "kings-breakfast":
         state = final_state(kb, list(NAMES[: 3 + seed % 3]), seed)
-        out = [
-            (
-                _cards(state.king),
-                seed,
-                "king",
-            )
-        ]
+        out = [(_cards(state.king), seed, "king")]
         for i in range(len(state.players)):
             out.append((_cards(state.hand(i)), seed * 10 + i, "hand"))
     elif game == "cafe-international":

@@ -9,8 +9,8 @@ only part of the piece, as a detector boxes a half-covered card). Augmentation k
 exact: quarter turns (a piece lies any way round on the table), camera exposure, noise, blur and
 down-then-up sampling. 5 % of the scenes are held out to fit the softmax temperature and to
 report accuracy. ``--faces PREFIX`` trains a face reader of those faces only (every other
-piece is class 0; `vision.piece_reader.FACE_READER_MODELS`): the penalty reader. The companion
-art is all it knows: a user's own printing is matched by the
+piece is class 0; `vision.piece_reader.FACE_READER_MODELS`): the Dice King, penalty and King's
+Breakfast readers. The companion art is all it knows: a user's own printing is matched by the
 gallery (`vision.identify`) from its enrolled faces, not by this network.
 """
 
@@ -25,14 +25,9 @@ from typing import Any
 import numpy as np
 
 from models.runs import held_out_split, run_folder, train_epochs, write_json
+from vision.piece_reader import FACE_READER_MODELS
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
-# readers of a few faces only (``--faces PREFIX``): where each is exported by default
-FACE_READERS = {
-    "dice-king/penalty-": DEFAULT_OUT.with_name("penalty_reader.onnx"),
-    "dice-king/": DEFAULT_OUT.with_name("dice_king_reader.onnx"),
-    "kings-breakfast/": DEFAULT_OUT.with_name("kings_breakfast_reader.onnx"),
-}
 
 
 def _augment(x: Any, generator: Any) -> Any:
@@ -150,7 +145,8 @@ def train_pieces(args: argparse.Namespace) -> Path:
         }
     if faces:
         metrics["faces"] = faces
-    default = FACE_READERS.get(faces, DEFAULT_OUT) if faces else DEFAULT_OUT
+    # a face reader (``--faces PREFIX``) is exported where the pipeline loads it
+    default = FACE_READER_MODELS.get(faces or "", DEFAULT_OUT)
     out = args.out or (folder / default.name if args.smoke else default)
     export_piece_reader(net, out, size=args.size, temperature=temperature, classes=classes)
     metrics["onnx"] = str(out)

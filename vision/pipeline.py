@@ -306,6 +306,25 @@ def _unnamed(
     return named, [None if r else m for m, r in zip(matches, rows, strict=True)]
 
 
+def _reader_match(reader: PieceReader, p: np.ndarray) -> Match:
+    """The `Match` of a face a reader names from its odds `p` (one row of
+    `PieceReadings.probabilities`): its best face, with the lead over the second."""
+    best = int(p.argmax())
+    second = float(np.sort(p)[-2]) if len(p) > 1 else 0.0
+    identity = reader.classes[best][0]
+    score = float(p[best])
+    return Match(
+        identity,
+        score,
+        score - second,
+        0,
+        identity,
+        "companion",
+        reader.candidates(p),
+        reader.classes[best],
+    )
+
+
 def _same_name(
     detections: Detections, matches: Sequence[Match | None], row: int, other: int
 ) -> bool:
@@ -723,21 +742,9 @@ class Perception:
             identity = readings.identities[k]
             if identity is None:
                 continue
-            p = readings.probabilities[k]
-            second = float(np.sort(p)[-2]) if len(p) > 1 else 0.0
-            best = int(p.argmax())
             identities[row] = identity
             scores[row] = float(readings.scores[k])
-            matches[int(row)] = Match(
-                identity,
-                float(readings.scores[k]),
-                float(readings.scores[k]) - second,
-                0,
-                identity,
-                "companion",
-                reader.candidates(p),
-                reader.classes[best],
-            )
+            matches[int(row)] = _reader_match(reader, readings.probabilities[k])
         named = detections.with_fields(identities=identities, identity_scores=scores)
         return named, matches, not_pieces, odds
 
@@ -821,18 +828,8 @@ class Perception:
             if best == 0 or p[best] < limit:
                 identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
-            identity = faces.classes[best][0]
-            identities[row], scores[row] = identity, float(p[best])
-            matches[int(row)] = Match(
-                identity,
-                float(p[best]),
-                float(p[best] - np.sort(p)[-2]),
-                0,
-                identity,
-                "companion",
-                faces.candidates(p),
-                faces.classes[best],
-            )
+            identities[row], scores[row] = faces.classes[best][0], float(p[best])
+            matches[int(row)] = _reader_match(faces, p)
         return detections.with_fields(identities=identities, identity_scores=scores), matches
 
     def _match_gallery(

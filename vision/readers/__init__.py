@@ -57,7 +57,7 @@ def spread_pieces(
 ) -> tuple[Detections, int]:
     """The pieces a scoring photo of `kind` (``card`` or ``tile``) shows, and how many
     detections were set aside: dice, unidentified detections of `kind` far smaller than the
-    named ones (`SET_ASIDE_SMALL`), and unidentified detections of the other kind lying
+    named ones (`SET_ASIDE_AMONG`), and unidentified detections of the other kind lying
     (`inside` of their box or more) within a piece of `kind` — a "tile" on a card's picture is
     the detector's mistake, not a piece. Anywhere else such a detection stays (and refuses the
     photo as unidentified): it may be a real piece of `kind` the detector took for the other
@@ -75,9 +75,20 @@ def spread_pieces(
         w = np.clip(np.minimum(hosts[:, 2], b[2]) - np.maximum(hosts[:, 0], b[0]), 0, None)
         h = np.clip(np.minimum(hosts[:, 3], b[3]) - np.maximum(hosts[:, 1], b[1]), 0, None)
         within[i] = bool(len(hosts)) and float((w * h).max()) / area >= inside
-    small = _unnamed_small(detections, kind) if SET_ASIDE_SMALL else np.zeros_like(within)
+    small = _unnamed_small(detections, kind)
     keep = ~within & ~small & (detections.kinds != "die")
     return detections[keep], int((within | small).sum())
+
+
+def _size_to_named(pieces: Detections, kind: str, among: int) -> np.ndarray | None:
+    """(n,) each detection's box's longer side / the median of the named `kind` pieces', or
+    None when fewer than `among` of them are named (nothing to compare with)."""
+    named = np.array([i is not None for i in pieces.identities], bool) & (pieces.kinds == kind)
+    if named.sum() < among:
+        return None
+    boxes = pieces.boxes_xyxy.astype(np.float64)
+    sides = (boxes[:, 2:] - boxes[:, :2]).max(axis=1)
+    return sides / float(np.median(sides[named]))
 
 
 def _unnamed_small(detections: Detections, kind: str) -> np.ndarray:
@@ -85,15 +96,11 @@ def _unnamed_small(detections: Detections, kind: str) -> np.ndarray:
     the named ones (at least `SET_ASIDE_AMONG` named): no piece of a photo of spread pieces is
     that small (each is at least half visible), so such a box is a pattern of the table or a
     part of a piece found whole by another box."""
-    named = np.array([i is not None for i in detections.identities], bool)
-    of_kind = detections.kinds == kind
-    small = np.zeros(len(detections), bool)
-    if (named & of_kind).sum() < SET_ASIDE_AMONG:
-        return small
-    boxes = detections.boxes_xyxy.astype(np.float64)
-    sides = (boxes[:, 2:] - boxes[:, :2]).max(axis=1)
-    median = float(np.median(sides[named & of_kind]))
-    return of_kind & ~named & (sides < SPREAD_SMALLEST[kind] * median)
+    size = _size_to_named(detections, kind, SET_ASIDE_AMONG)
+    if size is None:
+        return np.zeros(len(detections), bool)
+    unnamed = np.array([i is None for i in detections.identities], bool)
+    return unnamed & (detections.kinds == kind) & (size < SPREAD_SMALLEST[kind])
 
 
 # A scoring photo is taken from above the spread pieces, all at about the same distance from
@@ -109,7 +116,6 @@ SPREAD_SMALLEST = {"tile": 0.75, "card": 0.5}
 # 8,000,100+), right / refused / wrong, without → with: King's Breakfast (30 tables) 91 / 59 / 0
 # → 92 / 58 / 0; Café (40) 85 / 32 / 0 → 87 / 30 / 0; Dice King (60) 114 / 96 / 0 → 123 / 87 /
 # 0, and 216 / 134 / 0 on 100 more tables.
-SET_ASIDE_SMALL = True
 SET_ASIDE_AMONG = 3
 
 
@@ -117,14 +123,11 @@ def small_pieces(pieces: Detections, kind: str) -> np.ndarray:
     """(n,) bool: the named `pieces` of `kind` whose box's longer side is less than
     `SPREAD_SMALLEST` × the median of the named ones' (`pieces` of one spread photo; with
     fewer than two named, none)."""
-    named = np.array([i is not None for i in pieces.identities], bool) & (pieces.kinds == kind)
-    small = np.zeros(len(pieces), bool)
-    if named.sum() < 2:
-        return small
-    boxes = pieces.boxes_xyxy.astype(np.float64)
-    sides = (boxes[:, 2:] - boxes[:, :2]).max(axis=1)
-    small[named] = sides[named] < SPREAD_SMALLEST[kind] * float(np.median(sides[named]))
-    return small
+    size = _size_to_named(pieces, kind, 2)
+    if size is None:
+        return np.zeros(len(pieces), bool)
+    named = np.array([i is not None for i in pieces.identities], bool)
+    return named & (pieces.kinds == kind) & (size < SPREAD_SMALLEST[kind])
 
 
 def foreign_problem(identity: str, game: str) -> str:

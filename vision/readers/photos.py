@@ -175,10 +175,10 @@ def perception_for(game: str | None) -> Any:
     """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE`, every
     detection taken as the game's kind of piece (the detector confuses small cards, tiles and
     dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`, and the piece
-    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; Dice King's cards named
-    by its face readers, `PHOTO_FACE_READERS`), what the piece reader finds is no piece dropped
-    (`PHOTO_NOT_PIECE`), a piece found twice kept once (`PHOTO_DUPLICATE_OVERLAP`,
-    `PHOTO_TILE_UNION`); loaded once per game."""
+    reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; Dice King's and King's
+    Breakfast's cards named by their face readers, `PHOTO_FACE_READERS`), what the piece reader
+    finds is no piece dropped (`PHOTO_NOT_PIECE`), a piece found twice kept once
+    (`PHOTO_DUPLICATE_OVERLAP`, `PHOTO_TILE_UNION`); loaded once per game."""
     from dataclasses import replace
 
     from vision.detector import DetectorConfig
