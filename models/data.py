@@ -598,6 +598,78 @@ def mine_false_dice(
 PIECE_ARRAYS = ("crops", "labels", "scene")
 
 
+def off_objects(box: np.ndarray, objects: np.ndarray) -> bool:
+    """Whether `box` (xyxy) is a box of no piece among `objects` (n, 4 xyxy): its centre on
+    none of them, an IoU under 0.15 with each, and none of them half inside it. A box astride
+    a piece's edge, centred on the table, is no piece (a scoring photo's pieces are each at
+    least half visible, and the detector boxes them whole); one around a whole piece shows it."""
+    if len(objects) == 0:
+        return True
+    centre = (box[:2] + box[2:]) / 2
+    if ((objects[:, :2] <= centre) & (centre <= objects[:, 2:])).all(axis=1).any():
+        return False
+    inter, area, areas = _overlaps(box, objects)
+    iou = inter / np.maximum(area + areas - inter, 1e-6)
+    return bool((iou < 0.15).all() and (inter < 0.5 * areas).all())
+
+
+def mine_false_pieces(
+    folders: list[Path],
+    detector_model: Path,
+    *,
+    size: int = 64,
+    margin: float = 0.1,
+    threshold: float = 0.15,
+    zoom_piece_px: float | None = 80.0,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Hard "no companion face" crops for the piece reader: what the detector, run as scoring
+    photos run it (every kind at `threshold`, the zoom), boxes where no piece lies.
+
+    One free square of table a scene is an easy negative; what scoring photos are refused for
+    is the detector's weak boxes on a busy table next to the spread, which the reader had never
+    been shown, or its boxes astride a piece's edge, centred on the table. A box is false when
+    it is off every recorded object (`off_objects`: pieces, dice, hidden ones included); a
+    loose box of a real piece is left out (neither a face nor "no piece" to learn).
+    Returns arrays as `extract_piece_crops` (all class 0).
+    """
+    import cv2
+    from tqdm import tqdm
+
+    from vision.detector import Detector, DetectorConfig
+    from vision.dice_reader import crop_dice
+
+    config = DetectorConfig(
+        score_thresholds={"card": threshold, "tile": threshold, "die": threshold},
+        zoom_piece_px=zoom_piece_px,
+        threads=1,
+    )
+    detector = Detector(detector_model, config)
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    crops: list[np.ndarray] = []
+    scenes: list[int] = []
+    for scene_index, record in enumerate(tqdm(records, desc="false pieces", disable=not progress)):
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        known = [o["box"] for o in record.truth["objects"] if o.get("box")]
+        known_boxes = np.array(known, np.float64).reshape(-1, 4)
+        found = detector.detect(image)
+        false = [b for b in found.boxes_xyxy.astype(np.float64) if off_objects(b, known_boxes)]
+        if false:
+            crops.append(crop_dice(image, np.array(false), size=size, margin=margin))
+            scenes += [scene_index] * len(false)
+    n = len(scenes)
+    return {
+        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "labels": np.zeros(n, np.int64),
+        "scene": np.array(scenes, np.int64),
+    }
+
+
 def face_classes() -> list[tuple[str, ...]]:
     """The piece reader's classes after class 0 ("no companion face": a back, a foreign piece,
     the table): one per distinct companion face, as the identities sharing it (Dice King's

@@ -6,7 +6,7 @@ and check the file with `onnx.checker`. Run as
 last checkpoint.
 
 Public names: `export_dice_reader`, `export_piece_reader`, `export_detector`,
-`export_corner_refiner`.
+`export_corner_refiner`, `load_exported_weights`.
 """
 
 from __future__ import annotations
@@ -95,6 +95,89 @@ def export_piece_reader(
     onnx.save(model, str(out))
     _check(out)
     return out
+
+
+def load_exported_weights(net: Any, path: Path, sample: Any) -> None:
+    """Fine-tune from a committed ONNX file when its training run is gone: load `path`'s
+    weights into `net` (a stack of conv + batch-norm blocks and linear layers, as
+    `PieceReaderNet`), so that `net` in eval mode computes what the file computes (before its
+    calibrated softmax).
+
+    The export folded each batch norm into its convolution, so the norm is rebuilt around the
+    folded weights: its statistics are the folded convolution's outputs on `sample` (a float
+    batch (B, 3, S, S) of training inputs), and its scale and shift undo them; training then
+    starts from the file's function.
+
+    Raises:
+        ValueError: the file's layers do not match `net`'s.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
+    layers = list(net.modules())
+    torch_convs = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    torch_linears = [m for m in layers if isinstance(m, torch.nn.Linear)]
+    norms: dict[int, Any] = {
+        id(a): b
+        for a, b in zip(layers, layers[1:], strict=False)
+        if isinstance(a, torch.nn.Conv2d) and isinstance(b, torch.nn.BatchNorm2d)
+    }
+    if len(convs) != len(torch_convs) or len(gemms) != len(torch_linears):
+        raise ValueError(
+            f"{path}: {len(convs)} convolutions, {len(gemms)} linear layers; the "
+            f"network has {len(torch_convs)} and {len(torch_linears)}"
+        )
+    biases = []
+    with torch.no_grad():
+        for node, conv in zip(convs, torch_convs, strict=True):
+            w = torch.from_numpy(weights[node.input[1]].copy())
+            if w.shape != conv.weight.shape:
+                raise ValueError(
+                    f"{path}: a {tuple(w.shape)} convolution where the network "
+                    f"has {tuple(conv.weight.shape)}"
+                )
+            conv.weight.copy_(w)
+            b = torch.from_numpy(weights[node.input[2]].copy()) if len(node.input) > 2 else None
+            biases.append(b)
+            norm = norms.get(id(conv))
+            if norm is not None:  # identity + the folded bias, for now
+                norm.weight.fill_(1.0)
+                norm.bias.copy_(b if b is not None else torch.zeros_like(norm.bias))
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0 - norm.eps)
+            elif b is not None and conv.bias is not None:
+                conv.bias.copy_(b)
+        for node, linear in zip(gemms, torch_linears, strict=True):
+            w = torch.from_numpy(weights[node.input[1]].copy())
+            trans_b = any(a.name == "transB" and a.i for a in node.attribute)
+            linear.weight.copy_(w if trans_b else w.T)
+            linear.bias.copy_(torch.from_numpy(weights[node.input[2]].copy()))
+        # the folded convolutions' output statistics on the sample, layer by layer
+        stats: dict[int, tuple[Any, Any]] = {}
+
+        def record(module: Any, _: Any, output: Any) -> None:
+            stats[id(module)] = (output.mean(dim=(0, 2, 3)), output.std(dim=(0, 2, 3)))
+
+        hooks = [c.register_forward_hook(record) for c in torch_convs if id(c) in norms]
+        net.eval()
+        net(sample)
+        for hook in hooks:
+            hook.remove()
+        for conv, b in zip(torch_convs, biases, strict=True):
+            norm = norms.get(id(conv))
+            if norm is None:
+                continue
+            mean, std = stats[id(conv)]
+            std = std.clamp_min(1e-3)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(std**2 - norm.eps)
+            norm.weight.copy_(std)
+            norm.bias.copy_(mean + (b if b is not None else 0.0))
 
 
 def export_top_face(net: Any, out: Path, *, size: int) -> Path:

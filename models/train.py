@@ -49,7 +49,8 @@ def _common(parser: argparse.ArgumentParser, model: str) -> None:
         "--init",
         type=Path,
         default=None,
-        help="start from the weights of another run folder's checkpoint (fine-tuning)",
+        help="start from the weights of another run folder's checkpoint (fine-tuning); the "
+        "piece reader also takes a committed .onnx file (its run gone)",
     )
     parser.add_argument("--smoke", action="store_true", help="a few steps on a few scenes (CI)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -126,6 +127,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PREFIX",
         help="read only the faces whose identities start with PREFIX (every other piece is "
         "class 0), e.g. dice-king/penalty- for the penalty reader (models/penalty_reader.onnx)",
+    )
+    pieces.add_argument(
+        "--false-pieces-from",
+        type=Path,
+        default=None,
+        help="a detector ONNX model: what it boxes where no piece lies, run as scoring photos "
+        "run it, becomes 'no companion face' (models.data.mine_false_pieces)",
+    )
+    pieces.add_argument(
+        "--false-pieces-cache",
+        action="append",
+        type=Path,
+        default=None,
+        help="scene folders to mine false pieces from (repeatable; default the training scenes)",
+    )
+    pieces.add_argument(
+        "--false-pieces-scenes",
+        type=int,
+        default=None,
+        help="mine only the first N of those scenes",
     )
     _stop_after(pieces)
     return parser

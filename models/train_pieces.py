@@ -60,13 +60,34 @@ def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, 1), np.float32)
 
 
+def _checkpoint_from_onnx(
+    folder: Path, path: Path, net: Any, classes: list[tuple[str, ...]], sample: Any
+) -> Path:
+    """``--init`` a committed reader's ONNX file (its run folder is gone): its weights as a
+    checkpoint in ``folder/onnx-init`` (`models.export.load_exported_weights`; `sample`: uint8
+    training crops (B, 3, S, S)) to start from."""
+    import onnx
+
+    from models.export import load_exported_weights
+    from models.runs import save_checkpoint
+
+    meta = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
+    if json.loads(meta.get("face_classes", "null") or "null") != [list(c) for c in classes]:
+        raise SystemExit(f"{path}: its face classes are not this run's (--faces, the gallery)")
+    load_exported_weights(net, path, sample.float() / 255.0)
+    out = folder / "onnx-init"
+    out.mkdir(exist_ok=True)
+    save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
+    return out
+
+
 def train_pieces(args: argparse.Namespace) -> Path:
     """Train, calibrate and export the piece reader; return the ONNX path."""
     import torch
     import torch.nn.functional as F
 
     from models.architectures import PieceReaderNet, count_parameters
-    from models.data import PIECE_ARRAYS, extract_piece_crops, face_classes
+    from models.data import PIECE_ARRAYS, extract_piece_crops, face_classes, mine_false_pieces
     from models.export import export_piece_reader
     from models.runs import scene_folders
     from models.train_dice import _fit_temperature, cached_arrays
@@ -100,6 +121,24 @@ def train_pieces(args: argparse.Namespace) -> Path:
     n = len(data["labels"])
     if n == 0:
         raise SystemExit("no piece crops: the rendered scenes hold no cards or tiles")
+    false_count = 0
+    if getattr(args, "false_pieces_from", None) is not None:
+        false = cached_arrays(
+            folder / "false_pieces.npz",
+            lambda: mine_false_pieces(
+                args.false_pieces_cache or scene_folders(args),
+                args.false_pieces_from,
+                size=args.size,
+                limit=3 if args.smoke else args.false_pieces_scenes,
+                progress=not args.no_progress,
+            ),
+            PIECE_ARRAYS,
+        )
+        # scenes of their own: the held-out split keeps whole scenes out
+        false["scene"] = false["scene"] + int(data["scene"].max()) + 1
+        false_count = len(false["labels"])
+        data = {k: np.concatenate([data[k], false[k]]) for k in PIECE_ARRAYS}
+        print(f"{false_count} false pieces mined, {n} piece crops")
     train_idx, held_idx = held_out_split(data["scene"], args.seed)
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     labels = torch.from_numpy(data["labels"])
@@ -109,9 +148,10 @@ def train_pieces(args: argparse.Namespace) -> Path:
         logits = net(_augment(crops[idx].float() / 255.0, generator))
         return F.cross_entropy(logits, labels[idx], label_smoothing=0.02)
 
-    _, epochs, step = train_epochs(
-        "pieces", folder, args, net, train_idx, step_loss, started, args.init
-    )
+    init = args.init
+    if init is not None and str(init).endswith(".onnx"):
+        init = _checkpoint_from_onnx(folder, Path(init), net, classes, crops[train_idx[:512]])
+    _, epochs, step = train_epochs("pieces", folder, args, net, train_idx, step_loss, started, init)
     logits = _predict(net, data["crops"][held_idx])
     held = data["labels"][held_idx]
     temperature = _fit_temperature(logits, held) if len(held) else 1.0
@@ -145,6 +185,8 @@ def train_pieces(args: argparse.Namespace) -> Path:
         }
     if faces:
         metrics["faces"] = faces
+    if getattr(args, "false_pieces_from", None) is not None:
+        metrics["false_piece_crops"] = false_count
     # a face reader (``--faces PREFIX``) is exported where the pipeline loads it
     default = FACE_READER_MODELS.get(faces or "", DEFAULT_OUT)
     out = args.out or (folder / default.name if args.smoke else default)

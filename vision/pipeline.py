@@ -132,6 +132,10 @@ class PerceptionConfig:
             right, none wrong; before the rule (and `overlapping_pieces` and the astride rule),
             8 of about 450 photos were scored wrong; with 0, seeds 8,000,200+ showed a tile
             read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
+        near_not_pieces_from: a box the reader finds at least this likely to show no
+            companion face is dropped even next to pieces (`keep_not_pieces_within` keeps
+            those it is less sure of): the busy table's patterns along a spread. None
+            (default): every box next to pieces is kept.
         near_faces_below: for `keep_not_pieces_within`, a piece is also one the piece reader
             finds less than this likely to show no companion face (a face it is unsure which);
             None (default): only the pieces it named.
@@ -182,6 +186,7 @@ class PerceptionConfig:
     keep_not_pieces_within: float = 0.25
     keep_sure_pieces: float | None = None
     near_faces_below: float | None = None
+    near_not_pieces_from: float | None = None
     name_min_score: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_family: float = 0.9
@@ -735,6 +740,10 @@ class Perception:
             # a "no piece" box next to pieces may be a piece boxed badly (half on the table), or
             # one the reader misread: left unnamed, it refuses a photo that dropping it would
             # score wrongly
+            if self.config.near_not_pieces_from is not None:
+                sure = np.zeros(len(detections), bool)
+                sure[rows] = readings.probabilities[:, 0] >= self.config.near_not_pieces_from
+                near &= ~sure
             not_pieces &= ~near
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()

@@ -91,3 +91,19 @@ def test_the_kingdoms_mix_photographs_dice_king_piles_heavy_with_penalty_cards()
         others += sum("/penalty-" not in i for i in ids)
     # 10 of the deck's 65 cards are penalties; here 30-80 % of a pile
     assert penalties >= 0.25 * (penalties + others)
+
+
+def test_a_false_piece_lies_off_every_recorded_object() -> None:
+    """`models.data.off_objects`: mined "no piece" boxes lie on no recorded object; a box on
+    part of a card, or around a small one, is left out (neither a face nor no piece)."""
+    import numpy as np
+
+    from models.data import off_objects
+
+    card = np.array([[100.0, 100.0, 160.0, 190.0]])
+    assert off_objects(np.array([200.0, 100.0, 260.0, 190.0]), card)  # beside it
+    assert off_objects(np.array([145.0, 100.0, 205.0, 190.0]), card)  # astride its edge: 1/4 on
+    assert not off_objects(np.array([120.0, 100.0, 180.0, 190.0]), card)  # centred on it
+    assert not off_objects(np.array([132.0, 100.0, 192.0, 190.0]), card)  # IoU 0.36: a loose box
+    assert not off_objects(np.array([0.0, 0.0, 400.0, 400.0]), card)  # holds the whole card
+    assert off_objects(np.array([0.0, 0.0, 10.0, 10.0]), np.zeros((0, 4)))  # nothing recorded

@@ -222,3 +222,48 @@ def test_a_face_reader_smoke_training_knows_only_its_faces(tmp_path: Path) -> No
     ]
     with pytest.raises(SystemExit, match="no companion face's identity starts with 'x/'"):
         main([*argv, "--faces", "x/", "--name", "nothing"])
+
+
+def test_piece_smoke_training_learns_the_detectors_false_pieces(tmp_path: Path) -> None:
+    """`--false-pieces-from`: what the detector boxes where no piece lies becomes class 0."""
+    import json
+
+    from models.train import main
+
+    detector = Path(__file__).resolve().parents[2] / "models" / "detector.onnx"
+    out = tmp_path / "pieces.onnx"
+    argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    argv += ["--threads", "1", "--false-pieces-from", str(detector)]
+    assert main(argv) == 0
+    mined = np.load(tmp_path / "pieces-smoke" / "false_pieces.npz")
+    assert (mined["labels"] == 0).all()
+    assert len(mined["crops"]) == len(mined["labels"]) == len(mined["scene"])
+    assert mined["crops"].shape[1:] == (64, 64, 3)
+    metrics = json.loads((tmp_path / "pieces-smoke" / "metrics.json").read_text())
+    assert metrics["false_piece_crops"] == len(mined["labels"])
+
+
+def test_piece_training_starts_from_a_committed_onnx_reader(tmp_path: Path) -> None:
+    """`--init READER.onnx`: the batch norms the export folded away are rebuilt, so the
+    fine-tuning starts from what the committed file computes."""
+    import onnxruntime as ort
+
+    from models.architectures import PieceReaderNet
+    from models.export import load_exported_weights
+
+    committed = Path(__file__).resolve().parents[2] / "models" / "kings_breakfast_reader.onnx"
+    session = ort.InferenceSession(str(committed))
+    classes = session.get_outputs()[0].shape[1]
+    x = torch.from_numpy(np.random.default_rng(0).random((32, 3, 96, 96), dtype=np.float32))
+    net = PieceReaderNet(classes, 16)
+    load_exported_weights(net, committed, x)
+    with torch.no_grad():
+        logits = net.eval()(x[:6]).numpy()
+    expected = session.run(None, {session.get_inputs()[0].name: x[:6].numpy()})[0]
+    assert (logits.argmax(axis=1) == expected.argmax(axis=1)).all()
+    # the file's probabilities are a temperature-scaled softmax of the same logits
+    z = np.log(np.clip(expected, 1e-30, None))
+    ratio = (z[:, 1:] - z[:, :1]) / (logits[:, 1:] - logits[:, :1])
+    assert np.allclose(ratio, ratio.flat[0], rtol=1e-3)
+    with pytest.raises(ValueError, match="convolution"):
+        load_exported_weights(PieceReaderNet(classes, 24), committed, x)

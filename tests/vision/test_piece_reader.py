@@ -275,6 +275,43 @@ def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
 
 
 @needs_model
+def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`near_not_pieces_from`: the box touching the ham card that the reader finds at least
+    this likely to show no piece is dropped (a busy table's pattern along a spread), while
+    one it is less sure of stays, unnamed."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
+    x0, y0, x1, y1 = box
+    touching = [x1 - 5, y0, x1 + 55, y1]
+    detections = make(["card", "card"]).with_fields(
+        boxes_xyxy=np.array([box, touching], np.float32)
+    )
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+    reader = Perception(identifier=identifier, games=["kings-breakfast"]).piece_reader
+    assert reader is not None
+    p_none = float(
+        reader.read(frame, detections.boxes_xyxy[1:], ["kings-breakfast"]).probabilities[0, 0]
+    )
+    assert p_none >= 0.5
+
+    def kept(surely: float | None) -> int:
+        config = PerceptionConfig(drop_not_pieces=0.5, near_not_pieces_from=surely)
+        return len(
+            Perception(config, identifier=identifier, games=["kings-breakfast"]).identify(
+                frame, detections
+            )
+        )
+
+    assert kept(None) == 2
+    assert kept(p_none) == 1  # surely no piece: dropped although it touches the card
+    assert kept(p_none + 1e-3) == 2  # less sure than that: kept
+
+
+@needs_model
 def test_the_reader_withdraws_a_gallery_name_it_all_but_rules_out(
     faces: dict[str, np.ndarray],
 ) -> None:

@@ -123,6 +123,9 @@ PHOTO_KEEP_SURE_PIECES = 0.7
 # a card short. Every photo of 40 Café and 30 King's Breakfast validation tables (seeds
 # 8,000,100+): unchanged (85 / 32 / 0 and 91 / 59 / 0 right / refused / wrong).
 PHOTO_NEAR_FACES_BELOW: float | None = 0.5
+# ... but a box the reader finds at least this likely to be no piece is dropped even there
+# (`PerceptionConfig.near_not_pieces_from`).
+PHOTO_NEAR_NOT_PIECES_FROM: float | None = None
 # A gallery name the piece reader gives less than this is withdrawn (the piece left unnamed): on
 # Dice King kingdom photos (15 tables of seeds 8,000,000+, 295 cards) the gallery named penalty
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
@@ -200,6 +203,7 @@ def perception_for(game: str | None) -> Any:
         drop_not_pieces=PHOTO_NOT_PIECE,
         keep_sure_pieces=PHOTO_KEEP_SURE_PIECES,
         near_faces_below=PHOTO_NEAR_FACES_BELOW,
+        near_not_pieces_from=PHOTO_NEAR_NOT_PIECES_FROM,
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
         face_readers=PHOTO_FACE_READERS,
