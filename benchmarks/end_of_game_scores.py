@@ -13,7 +13,8 @@ projected through the camera without drawing (fast); it also renders a mid-game 
 seed and registers the board from its markers in the pixels (the real registration; right:
 every chair within 10 px of where the camera put it). ``--detector`` renders the photos and runs
 them through the real perception pipeline (`vision.pipeline.Perception`) instead of the truth.
-Prints one line per game: tables, exactly right %, refused (a problem reported, no score), wrong
+Prints one line per game: tables, exactly right %, refused (a problem reported, no score; for
+King's Breakfast also counts the rules refuse, KB-1, as `table-companion score` does), wrong
 (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
@@ -53,6 +54,7 @@ from engines.api import random_playout, random_step  # noqa: E402
 from engines.cafe_international.scoring import hand_penalty  # noqa: E402
 from engines.dice_king.catalogue import companion_deck  # noqa: E402
 from engines.dice_king.scoring import score_kingdom  # noqa: E402
+from engines.errors import MalformedError  # noqa: E402
 from engines.kings_breakfast.catalogue import FOODS  # noqa: E402
 from vision.readers import cafe_international as ci_reader  # noqa: E402
 from vision.readers import dice_king as dk_reader  # noqa: E402
@@ -70,6 +72,8 @@ def final_state(module: Any, players: list[str], seed: int) -> Any:
     return state
 
 
+# tables refused by the rules' checks of what was read (a score the readers' counts cannot be)
+RULES_REFUSED: dict[str, int] = {}
 PERCEPTION: Any = None  # with --detector: the pipeline loads (photos: `perception_for(game)`)
 # with --detector, per game: pieces in the photos, found (box IoU >= 0.5), named right / wrong,
 # and detections matching no piece
@@ -152,7 +156,13 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         if reading.problems:
             return "refused", None, truth
         players[name] = reading.observation
-    result = kb.scores_from_counts({"king": king.observation, "players": players})
+    try:
+        result = kb.scores_from_counts({"king": king.observation, "players": players})
+    except MalformedError:
+        # counts no game can hold (more of a food than KB-1's 15): the command refuses them with
+        # the rules' reason, as it does a photo it cannot read
+        RULES_REFUSED[kb.__name__] = RULES_REFUSED.get(kb.__name__, 0) + 1
+        return "refused", None, truth
     got = {name: entry["total"] for name, entry in result["players"].items()}
     return ("right" if got == truth else "wrong"), got, truth
 
@@ -196,6 +206,11 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     return ("right" if got == truth else "wrong"), got, truth
 
 
+MODULES = {
+    "kings-breakfast": kb.__name__,
+    "cafe-international": ci.__name__,
+    "dice-king": dk.__name__,
+}
 GAMES = {"kings-breakfast": kb_table, "cafe-international": ci_table, "dice-king": dk_table}
 
 
@@ -362,6 +377,9 @@ def main() -> None:
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
         )
+        by_rules = RULES_REFUSED.get(MODULES[game], 0)
+        if by_rules:
+            print(f"{'':<20} of the refused, by the rules' check of the counts: {by_rules}")
         if args.every_photo:
             alone = Counter(
                 photo_outcome(game, ids, photo_seed, what, args.render)

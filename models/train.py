@@ -148,6 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="mine only the first N of those scenes",
     )
+    pieces.add_argument(
+        "--recolour-not-pieces",
+        nargs="?",
+        const="hue",
+        default=None,
+        choices=("hue", "channels"),
+        help="turn the hue of half the 'no piece' crops in each batch (channels: reorder their"
+        " colour channels instead, as reader v6 was trained)",
+    )
     _stop_after(pieces)
     return parser
 

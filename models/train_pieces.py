@@ -48,6 +48,50 @@ def _augment(x: Any, generator: Any) -> Any:
     return camera_effects(out, generator, small_sides=(side // 4, side * 5 // 8))
 
 
+# the channel orders a "no piece" crop may be given in ``channels`` mode (identity excluded)
+_OTHER_CHANNEL_ORDERS = ((0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+RECOLOUR_MODES = ("hue", "channels")
+
+
+def recolour_not_pieces(
+    x: Any, labels: Any, generator: Any, share: float = 0.5, mode: str = "hue"
+) -> Any:
+    """`share` of the class-0 crops (no companion face: the table, a foreign card) turned to
+    another hue (``hue``: a rotation of the colour cube about its grey axis, by a random angle;
+    brightness kept; ``channels``, reader v6: the colour channels reordered): a cloth of another
+    colour is still no piece, and the faces' colours, which name them, are left alone. Players'
+    cloths come in more colours than the training families, and card-sized patches of spotted
+    cloths in a card's colours were read as that card."""
+    import math
+
+    import torch
+
+    out = x.clone()
+    rows = torch.nonzero((labels == 0) & (torch.rand(x.shape[0], generator=generator) < share))
+    rows = rows.flatten()
+    if len(rows) == 0:
+        return out
+    if mode == "channels":
+        order = torch.randint(0, len(_OTHER_CHANNEL_ORDERS), (len(rows),), generator=generator)
+        for k, channels in enumerate(_OTHER_CHANNEL_ORDERS):
+            some = rows[order == k]
+            out[some] = x[some][:, list(channels)]
+        return out
+    if mode != "hue":
+        raise ValueError(f"recolour mode must be one of {', '.join(RECOLOUR_MODES)}, not {mode!r}")
+    angles = torch.rand(len(rows), generator=generator) * 2 * math.pi
+    axis = torch.full((3,), 1 / math.sqrt(3.0))
+    cross = torch.tensor(
+        [[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]]
+    )
+    cos, sin = torch.cos(angles)[:, None, None], torch.sin(angles)[:, None, None]
+    # Rodrigues: cos I + sin [u]x + (1 - cos) u uT, one 3 x 3 matrix a crop
+    turn = cos * torch.eye(3) + sin * cross + (1 - cos) * torch.outer(axis, axis)
+    picked = x[rows]
+    out[rows] = torch.einsum("nij,njhw->nihw", turn, picked).clamp(0.0, 1.0)
+    return out
+
+
 def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
     import torch
 
@@ -143,9 +187,13 @@ def train_pieces(args: argparse.Namespace) -> Path:
     crops = torch.from_numpy(data["crops"]).permute(0, 3, 1, 2).contiguous()
     labels = torch.from_numpy(data["labels"])
     net = PieceReaderNet(len(classes) + 1, args.width or 24)
+    recolour = getattr(args, "recolour_not_pieces", None)
 
     def step_loss(idx: Any, generator: Any) -> Any:
-        logits = net(_augment(crops[idx].float() / 255.0, generator))
+        x = crops[idx].float() / 255.0
+        if recolour:
+            x = recolour_not_pieces(x, labels[idx], generator, mode=recolour)
+        logits = net(_augment(x, generator))
         return F.cross_entropy(logits, labels[idx], label_smoothing=0.02)
 
     init = args.init
@@ -187,6 +235,8 @@ def train_pieces(args: argparse.Namespace) -> Path:
         metrics["faces"] = faces
     if getattr(args, "false_pieces_from", None) is not None:
         metrics["false_piece_crops"] = false_count
+    if recolour:
+        metrics["recolour_not_pieces"] = recolour
     # a face reader (``--faces PREFIX``) is exported where the pipeline loads it
     default = FACE_READER_MODELS.get(faces or "", DEFAULT_OUT)
     out = args.out or (folder / default.name if args.smoke else default)

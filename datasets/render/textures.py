@@ -273,6 +273,23 @@ def _confetti(rng: np.random.Generator, palette: list) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+def _spots(rng: np.random.Generator, palette: list) -> np.ndarray:
+    """A spotted cloth: round spots of one or two sizes scattered at random (not in a grid),
+    some overlapping. Card-sized patches of such a cloth are what the detector and the piece
+    reader mistook for pieces beside scoring photos' spreads on dotted tables."""
+    base, spot = (_jitter(rng, c, 12) for c in _pick(rng, palette))
+    img = np.empty((TILE, TILE, 3), np.float32)
+    img[:] = base
+    radii = rng.integers(3, 16, 2)
+    count = int(TILE * TILE * rng.uniform(0.08, 0.35) / (np.pi * float(radii.mean()) ** 2))
+    for _ in range(count):
+        centre = (int(rng.integers(0, TILE)), int(rng.integers(0, TILE)))
+        colour = tuple(float(c) for c in _jitter(rng, tuple(int(v) for v in spot), 6))
+        cv2.circle(img, centre, int(radii[int(rng.integers(2))]), colour, -1, cv2.LINE_AA)
+    img *= (0.9 + 0.15 * fbm(rng, TILE, 8, 3))[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _slate(rng: np.random.Generator, palette: list) -> np.ndarray:
     dark, light = (_jitter(rng, c, 8) for c in _pick(rng, palette))
     layers = fbm(rng, TILE, 3, 5, aspect=3.0)
@@ -338,6 +355,16 @@ TRAIN_FAMILIES: tuple[TextureFamily, ...] = (
         ],
     ),
     TextureFamily("confetti", _confetti, [((245, 245, 245),), ((200, 225, 240),), ((50, 50, 50),)]),
+    TextureFamily(
+        "spots",
+        _spots,
+        [
+            ((40, 40, 170), (235, 240, 245)),  # red, white spots
+            ((90, 50, 20), (230, 230, 230)),  # navy, white spots
+            ((200, 225, 235), (40, 80, 130)),  # cream, brown spots
+            ((60, 140, 60), (120, 220, 240)),  # green, yellow spots
+        ],
+    ),
 )
 
 EVAL_FAMILIES: tuple[TextureFamily, ...] = (

@@ -267,3 +267,40 @@ def test_piece_training_starts_from_a_committed_onnx_reader(tmp_path: Path) -> N
     assert np.allclose(ratio, ratio.flat[0], rtol=1e-3)
     with pytest.raises(ValueError, match="convolution"):
         load_exported_weights(PieceReaderNet(classes, 24), committed, x)
+
+
+def test_recolouring_turns_the_hue_of_no_piece_crops_only() -> None:
+    from models.train_pieces import recolour_not_pieces
+
+    generator = torch.Generator().manual_seed(0)
+    x = 0.4 + 0.2 * torch.rand(400, 3, 8, 8)  # chroma small enough that no turn clips
+    labels = torch.tensor([0, 3] * 200)
+    out = recolour_not_pieces(x, labels, generator, share=0.5)
+    faces = labels > 0
+    assert torch.equal(out[faces], x[faces])  # a face's colours name it: never changed
+    changed = (out - x).abs().flatten(1).amax(1) > 1e-4
+    assert 0.3 < changed[~faces].float().mean() < 0.7
+    # a turn about the grey axis: each pixel's brightness (channel sum) and colourfulness kept
+    assert torch.allclose(out.sum(1), x.sum(1), atol=1e-5)
+    chroma = (x - x.mean(1, keepdim=True)).norm(dim=1)
+    assert torch.allclose((out - out.mean(1, keepdim=True)).norm(dim=1), chroma, atol=1e-5)
+    grey = torch.full((2, 3, 4, 4), 0.5)
+    assert torch.allclose(recolour_not_pieces(grey, torch.zeros(2), generator, share=1.0), grey)
+    assert torch.equal(recolour_not_pieces(x, labels, generator, share=0.0), x)
+
+
+def test_recolouring_by_channels_reorders_the_planes_of_no_piece_crops() -> None:
+    from models.train_pieces import recolour_not_pieces
+
+    generator = torch.Generator().manual_seed(1)
+    x = torch.rand(200, 3, 8, 8)
+    labels = torch.tensor([0, 5] * 100)
+    out = recolour_not_pieces(x, labels, generator, share=1.0, mode="channels")
+    assert torch.equal(out[labels > 0], x[labels > 0])
+    for row in range(0, 200, 2):
+        assert not torch.equal(out[row], x[row])
+        assert sorted(p.sum().item() for p in out[row]) == pytest.approx(
+            sorted(p.sum().item() for p in x[row])
+        )
+    with pytest.raises(ValueError, match="recolour mode"):
+        recolour_not_pieces(x, labels, generator, share=1.0, mode="sepia")
