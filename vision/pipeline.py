@@ -134,8 +134,11 @@ class PerceptionConfig:
             read as no piece (p 0.93) 7 px from its neighbours, so 0.25 (default).
         near_not_pieces_from: a box the reader finds at least this likely to show no
             companion face is dropped even next to pieces (`keep_not_pieces_within` keeps
-            those it is less sure of): the busy table's patterns along a spread. None
-            (default): every box next to pieces is kept.
+            those it is less sure of): the busy table's patterns along a spread. Not when the
+            box cut to the neighbours' median size about its centre reads less sure
+            (`_face_at_piece_size`): a Café tile boxed with the cloth around it (IoU 0.5) read
+            0.999 no piece, was dropped, and its hand was scored without it. None (default):
+            every box next to pieces is kept.
         near_faces_below: for `keep_not_pieces_within`, a piece is also one the piece reader
             finds less than this likely to show no companion face (a face it is unsure which);
             None (default): only the pieces it named.
@@ -743,6 +746,9 @@ class Perception:
             if self.config.near_not_pieces_from is not None:
                 sure = np.zeros(len(detections), bool)
                 sure[rows] = readings.probabilities[:, 0] >= self.config.near_not_pieces_from
+                sure &= ~self._face_at_piece_size(
+                    frame, detections.boxes_xyxy, sure & near, rows[anchor], games
+                )
                 near &= ~sure
             not_pieces &= ~near
         identities = detections.identities.copy()
@@ -756,6 +762,36 @@ class Perception:
             matches[int(row)] = _reader_match(reader, readings.probabilities[k])
         named = detections.with_fields(identities=identities, identity_scores=scores)
         return named, matches, not_pieces, odds
+
+    def _face_at_piece_size(
+        self,
+        frame: np.ndarray,
+        boxes_xyxy: np.ndarray,
+        candidates: np.ndarray,
+        anchors: np.ndarray,
+        games: tuple[str, ...],
+    ) -> np.ndarray:
+        """(n,) bool: the `candidates` rows whose box is larger than the median size of the
+        `anchors` rows' boxes, and which, cut down to it about its own centre, the piece reader
+        no longer finds `near_not_pieces_from` likely to show no piece. A box far larger than
+        the piece in it (a tile and the cloth around it) reads as no piece; the piece-sized box
+        reads it. Smaller boxes are left out: one on a tile's emblem, kept, was merged with the
+        tile's own box as one piece, then set aside as too small, and the tile went uncounted."""
+        found = np.zeros(len(boxes_xyxy), bool)
+        limit = self.config.near_not_pieces_from
+        if len(anchors) == 0 or limit is None or self.piece_reader is None:
+            return found
+        boxes = np.asarray(boxes_xyxy, np.float64)
+        size = np.median(boxes[anchors, 2:] - boxes[anchors, :2], axis=0)
+        larger = ((boxes[:, 2:] - boxes[:, :2]) >= size).all(axis=1)
+        rows = np.flatnonzero(candidates & larger)
+        if len(rows) == 0:
+            return found
+        centres = (boxes[rows, :2] + boxes[rows, 2:]) / 2
+        resized = np.hstack([centres - size / 2, centres + size / 2]).astype(np.float32)
+        odds = self.piece_reader.read(frame, resized, games).probabilities[:, 0]
+        found[rows] = odds < limit
+        return found
 
     def _odds_of_names(self, detections: Detections, odds: np.ndarray) -> np.ndarray:
         """(n,) the piece reader's odds of each row's name; NaN where a row is unnamed, its

@@ -312,6 +312,33 @@ def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
 
 
 @needs_model
+def test_a_piece_boxed_with_much_cloth_around_it_is_not_dropped_as_no_piece(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`near_not_pieces_from`: a box 2.5 times the cheese card's size reads as no piece (the
+    cloth fills it), but cut to its neighbours' size about its centre it reads a card: it is
+    kept, for the photo to be asked again, not dropped and the card left uncounted."""
+    from vision.pipeline import PerceptionConfig
+
+    left, ham = table_with(faces["kings-breakfast/ham"])
+    right, cheese = table_with(faces["kings-breakfast/cheese"])
+    frame = np.concatenate([left[:, :115], right[:, 35:]], axis=1)  # the loose box touches ham
+    centre = np.array([(cheese[0] + cheese[2]) / 2 + 115 - 35, (cheese[1] + cheese[3]) / 2])
+    half = 1.25 * np.array([cheese[2] - cheese[0], cheese[3] - cheese[1]])
+    loose = [*(centre - half), *(centre + half)]
+    detections = make(["card", "card"]).with_fields(boxes_xyxy=np.array([ham, loose], np.float32))
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+    config = PerceptionConfig(drop_not_pieces=0.5, near_not_pieces_from=0.9)
+    perception = Perception(config, identifier=identifier, games=["kings-breakfast"])
+    assert perception.piece_reader is not None
+    odds = perception.piece_reader.read(frame, detections.boxes_xyxy, ["kings-breakfast"])
+    assert odds.probabilities[1, 0] >= 0.9  # the loose box alone: surely no piece
+    found = perception.identify(frame, detections)
+    assert len(found) == 2
+    assert found.identities[0] == "kings-breakfast/ham"
+
+
+@needs_model
 def test_the_reader_withdraws_a_gallery_name_it_all_but_rules_out(
     faces: dict[str, np.ndarray],
 ) -> None:

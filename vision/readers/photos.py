@@ -132,7 +132,8 @@ PHOTO_NEAR_FACES_BELOW: float | None = 0.5
 # 76 / 27, 76 / 27; Café 66 / 22 → 82 / 6, 83 / 5, 83 / 5. Checked on other tables (seeds
 # 8,000,130+, Dice King 8,000,160+ 100 tables), reader v3 and off → v5 and 0.9: King's
 # Breakfast 92 / 58 / 0 → 126 / 24 / 0, Café 61 / 29 / 0 → 81 / 9 / 0, Dice King 216 / 134 /
-# 0 → 279 / 71 / 0. With reader v6 (2026-12-02) unchanged at 0.9: `models/piece_reader.md`.
+# 0 → 279 / 71 / 0. Readers v6 and v7 (2026-12-02) at 0.9, and a box larger than its
+# neighbours read again at their size: `models/piece_reader.md`.
 PHOTO_NEAR_NOT_PIECES_FROM: float | None = 0.9
 # A gallery name the piece reader gives less than this is withdrawn (the piece left unnamed): on
 # Dice King kingdom photos (15 tables of seeds 8,000,000+, 295 cards) the gallery named penalty
