@@ -284,7 +284,8 @@ def _spots(rng: np.random.Generator, palette: list) -> np.ndarray:
     count = int(TILE * TILE * rng.uniform(0.08, 0.35) / (np.pi * float(radii.mean()) ** 2))
     for _ in range(count):
         centre = (int(rng.integers(0, TILE)), int(rng.integers(0, TILE)))
-        colour = tuple(float(c) for c in _jitter(rng, tuple(int(v) for v in spot), 6))
+        shade = (int(spot[0]), int(spot[1]), int(spot[2]))
+        colour = tuple(float(c) for c in _jitter(rng, shade, 6))
         cv2.circle(img, centre, int(radii[int(rng.integers(2))]), colour, -1, cv2.LINE_AA)
     img *= (0.9 + 0.15 * fbm(rng, TILE, 8, 3))[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
