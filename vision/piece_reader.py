@@ -93,6 +93,7 @@ class PieceReader:
     ) -> None:
         self.config = config or PieceReaderConfig()
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        self.model_path = path
         self._session = load_session(path, "piece reader", threads=self.config.threads)
         self._input = self._session.get_inputs()[0].name
         shape = self._session.get_inputs()[0].shape

@@ -328,8 +328,12 @@ def test_a_piece_boxed_with_much_cloth_around_it_is_not_dropped_as_no_piece(
     loose = [*(centre - half), *(centre + half)]
     detections = make(["card", "card"]).with_fields(boxes_xyxy=np.array([ham, loose], np.float32))
     identifier = Identifier(default_gallery(["kings-breakfast"]))
+    from vision.readers.photos import PHOTO_PIECE_MODEL  # the rule is the scoring photos'
+
     config = PerceptionConfig(drop_not_pieces=0.5, near_not_pieces_from=0.9)
-    perception = Perception(config, identifier=identifier, games=["kings-breakfast"])
+    perception = Perception(
+        config, identifier=identifier, games=["kings-breakfast"], piece_model=PHOTO_PIECE_MODEL
+    )
     assert perception.piece_reader is not None
     odds = perception.piece_reader.read(frame, detections.boxes_xyxy, ["kings-breakfast"])
     assert odds.probabilities[1, 0] >= 0.9  # the loose box alone: surely no piece

@@ -87,3 +87,18 @@ def test_scoring_photos_are_matched_within_the_game_and_more_strictly() -> None:
     assert perception.identifier.config.min_score == PHOTO_MIN_SCORE > 0.6
     assert perception_for("dice-king") is perception
     assert perception_for("kings-breakfast") is not perception
+
+
+def test_scoring_photos_use_the_photo_piece_reader_and_the_live_pipeline_the_default() -> None:
+    """Scoring photos read pieces with the reader trained on spreads and the cloth beside them
+    (`PHOTO_PIECE_MODEL`); other pipelines keep the default reader. Both know the same faces."""
+    from vision.piece_reader import DEFAULT_MODEL
+    from vision.pipeline import Perception
+    from vision.readers.photos import PHOTO_PIECE_MODEL, perception_for
+
+    photo_reader = perception_for("kings-breakfast").piece_reader
+    live_reader = Perception(games=["kings-breakfast"]).piece_reader
+    assert photo_reader is not None and live_reader is not None
+    assert photo_reader.model_path == PHOTO_PIECE_MODEL != DEFAULT_MODEL
+    assert live_reader.model_path == DEFAULT_MODEL
+    assert photo_reader.classes == live_reader.classes
