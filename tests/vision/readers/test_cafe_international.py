@@ -381,3 +381,22 @@ def test_ci22_a_tile_much_smaller_than_the_others_refuses_the_photo() -> None:
     # a little smaller (a tile seen a bit farther off, tilted) is still a tile
     near = piece("tile", (300, 60), "cafe-international/germany/m", half=21.0)
     assert read_spread(detections([*tiles, near])).observation is not None
+
+
+def test_ci22_a_tile_found_only_in_overlapping_parts_refuses_the_photo() -> None:
+    """CI-22: unidentified boxes far smaller than the named tiles are set aside as the table's
+    pattern, but not parts that overlap one another and together span a tile outside every
+    named one: a tile the detector found only in parts. Scoring without it would be wrong."""
+    tiles = [
+        piece("tile", (60 * i + 40, 60), f"cafe-international/{t}", half=25.0)
+        for i, t in enumerate(["joker/w", "italy/m", "italy/w"])
+    ]
+    parts = [piece("tile", (290 + dx, 60 + dy), None, half=12.0) for dx, dy in ((0, 0), (16, 14))]
+    reading = read_spread(detections([*tiles, *parts]))
+    assert reading.observation is None
+    assert reading.problems
+    # the same parts apart (two dots of the cloth), or lying on a named tile: set aside
+    apart = [piece("tile", (290 + dx, 60), None, half=12.0) for dx in (0, 60)]
+    assert read_spread(detections([*tiles, *apart])).observation is not None
+    on_tile = [piece("tile", (160 + dx, 60), None, half=10.0) for dx in (0, 8)]
+    assert read_spread(detections([*tiles, *on_tile])).observation is not None
