@@ -72,7 +72,7 @@ def final_state(module: Any, players: list[str], seed: int) -> Any:
     return state
 
 
-# tables refused by the rules' checks of what was read (a score the readers' counts cannot be)
+# per game, tables refused by the rules' checks of what was read (counts no game can hold)
 RULES_REFUSED: dict[str, int] = {}
 PERCEPTION: Any = None  # with --detector: the pipeline loads (photos: `perception_for(game)`)
 # with --detector, per game: pieces in the photos, found (box IoU >= 0.5), named right / wrong,
@@ -161,7 +161,7 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     except MalformedError:
         # counts no game can hold (more of a food than KB-1's 15): the command refuses them with
         # the rules' reason, as it does a photo it cannot read
-        RULES_REFUSED[kb.__name__] = RULES_REFUSED.get(kb.__name__, 0) + 1
+        RULES_REFUSED["kings-breakfast"] = RULES_REFUSED.get("kings-breakfast", 0) + 1
         return "refused", None, truth
     got = {name: entry["total"] for name, entry in result["players"].items()}
     return ("right" if got == truth else "wrong"), got, truth
@@ -206,11 +206,6 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     return ("right" if got == truth else "wrong"), got, truth
 
 
-MODULES = {
-    "kings-breakfast": kb.__name__,
-    "cafe-international": ci.__name__,
-    "dice-king": dk.__name__,
-}
 GAMES = {"kings-breakfast": kb_table, "cafe-international": ci_table, "dice-king": dk_table}
 
 
@@ -377,7 +372,7 @@ def main() -> None:
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
         )
-        by_rules = RULES_REFUSED.get(MODULES[game], 0)
+        by_rules = RULES_REFUSED.get(game, 0)
         if by_rules:
             print(f"{'':<20} of the refused, by the rules' check of the counts: {by_rules}")
         if args.every_photo:

@@ -70,14 +70,19 @@ def spread_pieces(
     hosts = boxes[is_kind]
     within = np.zeros(len(detections), bool)
     for i in np.flatnonzero(other & ~named):
-        b = boxes[i]
-        area = max((b[2] - b[0]) * (b[3] - b[1]), 1e-6)
-        w = np.clip(np.minimum(hosts[:, 2], b[2]) - np.maximum(hosts[:, 0], b[0]), 0, None)
-        h = np.clip(np.minimum(hosts[:, 3], b[3]) - np.maximum(hosts[:, 1], b[1]), 0, None)
-        within[i] = bool(len(hosts)) and float((w * h).max()) / area >= inside
+        within[i] = _share_inside(boxes[i], hosts) >= inside
     small = _unnamed_small(detections, kind)
     keep = ~within & ~small & (detections.kinds != "die")
     return detections[keep], int((within | small).sum())
+
+
+def _share_inside(box: np.ndarray, hosts: np.ndarray) -> float:
+    """The largest share of `box` (xyxy) that lies inside one of `hosts` (m, 4); 0 with none."""
+    if len(hosts) == 0:
+        return 0.0
+    area = max(float(np.prod(box[2:] - box[:2])), 1e-6)
+    wh = np.minimum(hosts[:, 2:], box[2:]) - np.maximum(hosts[:, :2], box[:2])
+    return float(np.prod(np.maximum(wh, 0.0), axis=1).max()) / area
 
 
 def _size_to_named(pieces: Detections, kind: str, among: int) -> np.ndarray | None:
@@ -120,38 +125,26 @@ def _parts_of_an_unnamed_piece(detections: Detections, kind: str, small: np.ndar
     if not small.any() or not named.any():
         return parts
     piece_side = float(np.median((boxes[named, 2:] - boxes[named, :2]).max(axis=1)))
-    areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
-    loose = []
-    for i in np.flatnonzero(small):
-        wh = np.minimum(boxes[named, 2:], boxes[i, 2:]) - np.maximum(boxes[named, :2], boxes[i, :2])
-        inside = float(np.prod(np.maximum(wh, 0.0), axis=1).max()) / areas[i]
-        if inside < 0.5:
-            loose.append(int(i))
-    # groups of loose parts that overlap one another, in chains
-    group = {i: i for i in loose}
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            i = group[i]
-        return i
-
-    for a in loose:
-        for b in loose:
-            if (
-                a < b
-                and (
-                    np.minimum(boxes[a, 2:], boxes[b, 2:]) > np.maximum(boxes[a, :2], boxes[b, :2])
-                ).all()
-            ):
-                group[root(b)] = root(a)
-    members: dict[int, list[int]] = {}
-    for part in loose:
-        members.setdefault(root(part), []).append(part)
-    for rows in members.values():
-        if len(rows) < 2:
-            continue
+    loose = np.array(
+        [i for i in np.flatnonzero(small) if _share_inside(boxes[i], boxes[named]) < 0.5], int
+    )
+    if len(loose) < 2:
+        return parts
+    b = boxes[loose]
+    overlap = (
+        np.minimum(b[:, None, 2:], b[None, :, 2:]) > np.maximum(b[:, None, :2], b[None, :, :2])
+    ).all(-1)
+    # groups of parts that overlap one another, in chains: each takes its group's least index
+    group = np.arange(len(loose))
+    while True:
+        joined = np.where(overlap, group[None, :], len(loose)).min(axis=1)
+        if np.array_equal(joined, group):
+            break
+        group = joined
+    for label in np.unique(group):
+        rows = loose[group == label]
         union = np.concatenate([boxes[rows, :2].min(axis=0), boxes[rows, 2:].max(axis=0)])
-        if float((union[2:] - union[:2]).max()) >= SPREAD_SMALLEST[kind] * piece_side:
+        if len(rows) > 1 and (union[2:] - union[:2]).max() >= SPREAD_SMALLEST[kind] * piece_side:
             parts[rows] = True
     return parts
 
