@@ -244,8 +244,11 @@ def combine_readings(
     ruled out); a sure pip count on the rectified face is a third piece of evidence when
     `pip_likelihood` > 0: its count is given that probability and the other five share the rest.
     In both, the colour odds of the two readers are multiplied (the face's alone when the
-    whole-die readings carry none). Either way "not a die" stays the whole-die reader's call (it saw
-    the whole cube and the table around it), and ``off`` changes nothing.
+    whole-die readings carry none). "Not a die": in ``replace`` it stays the whole-die reader's
+    call; in ``product`` the two readers' odds of "not a die" are multiplied as well (the face
+    reader's class 0 was trained on patches of table, not on unreadable dice, which it learnt as
+    "a die, value unknown") and a die is dropped (value 0) when that is likelier than a die of any
+    value. ``off`` changes nothing.
     """
     if mode == "off" or not len(whole.values):
         return whole
@@ -257,8 +260,16 @@ def combine_readings(
     if mode == "replace":
         # the face's odds of 1–6, renormalised (its "no face" means "cannot tell", not "no die")
         die_odds = face_p[:, 1:]
+        joint_not_die = value_p[use, 0]
     else:
         die_odds = value_p[use, 1:] * face_p[:, 1:]
+        # both readers' odds of "a die" against "no die": real keyboard keys and cable ferrites
+        # were called dice by the whole-die reader alone (55 of dice-webcam's false dice)
+        is_die = die_odds.sum(axis=1)
+        not_die = value_p[use, 0] * face_p[:, 0]
+        joint_not_die = np.where(
+            is_die + not_die > 0, not_die / np.maximum(is_die + not_die, 1e-12), 0.0
+        )
         counts = faces.pip_counts[use]
         sure = (counts > 0) & (faces.pip_confidences[use] >= PIP_SURE) & (pip_likelihood > 0)
         if sure.any():
@@ -268,10 +279,11 @@ def combine_readings(
     total = die_odds.sum(axis=1, keepdims=True)
     keep = total[:, 0] > 0
     rows = np.flatnonzero(use)[keep]
-    die_share = 1.0 - value_p[rows, 0]  # the whole reader's odds that this is a die
+    value_p[rows, 0] = joint_not_die[keep]
+    die_share = 1.0 - value_p[rows, 0]  # the odds that this is a die
     value_p[rows, 1:] = die_odds[keep] / total[keep] * die_share[:, None]
     values = whole.values.copy()
-    values[rows] = 1 + value_p[rows, 1:].argmax(axis=1)
+    values[rows] = np.where(value_p[rows, 0] > 0.5, 0, 1 + value_p[rows, 1:].argmax(axis=1))
     colour_p = faces.colour_probabilities[rows]
     if whole.colour_probabilities is not None:
         # colour odds multiplied too: the face reader alone named the demo's Dice King dice's

@@ -250,3 +250,32 @@ def test_rectify_faces_survives_degenerate_and_outside_quads() -> None:
     faces = rectify_faces(frame, quads, size=32)
     assert faces.shape == (3, 32, 32, 3)
     assert faces[2].min() == 90  # the frame's border repeated, nothing made up
+
+
+def test_both_readers_odds_of_no_die_are_multiplied_in_the_product() -> None:
+    # die 0: the whole reader leans to "a 1" (a keyboard key's glyph), the face reader saw no
+    # face: together "no die" is likelier than any die; die 1: the whole reader is sure of a die,
+    # so the face reader's "no face" alone does not drop it; die 2: an unreadable die (value
+    # unknown to both) stays a die
+    whole = _whole(
+        [
+            [0.3, 0.6, 0.02, 0.02, 0.02, 0.02, 0.02],
+            [0.01, 0.0, 0.0, 0.0, 0.9, 0.09, 0.0],
+            [0.04, 0.16, 0.16, 0.16, 0.16, 0.16, 0.16],
+        ]
+    )
+    faces = _faces(
+        [
+            [0.9, 0.05, 0.01, 0.01, 0.01, 0.01, 0.01],
+            [0.9, 0.0, 0.0, 0.0, 0.09, 0.01, 0.0],
+            [0.0, 0.16, 0.16, 0.17, 0.17, 0.17, 0.17],
+        ],
+        [True, True, True],
+    )
+    combined = combine_readings(whole, faces, "product")
+    assert combined.values[0] == 0
+    assert combined.value_probabilities[0, 0] > 0.5
+    assert combined.values[1] == 4
+    assert combined.values[2] > 0 and combined.value_probabilities[2, 0] < 0.01
+    # "replace" keeps "not a die" the whole reader's call
+    assert combine_readings(whole, faces, "replace").values[0] > 0
