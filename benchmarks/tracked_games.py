@@ -2,33 +2,58 @@
 
 For each game, G seeded random games (eval seeds 8_000_000 + k) are played; after every move,
 when the table is settled, frames are produced at 10 frames per second: first a hand reaching
-over the table (3 frames, the hand moving towards a piece; the pieces under it vanish), then the
-settled table (8 frames). Each frame goes through the game's reader and `vision.tracker.Tracker`
-exactly as live frames would. A simulated user answers every question the tracker asks (picking
-the candidate that is true, or entering the true state when none is).
+over the table (3 frames), then the settled table (8 frames). A simulated user answers every
+question the tracker asks (picking the candidate that is true, or entering the true state when
+none is). Two modes measure different things:
 
-Detections are TRUTH-DERIVED and drawn without pixels (`project_pieces`: pieces projected
-through the tablet camera; covered pieces and pieces under a hand left out), because the real
-detector is not available yet and rendering every frame would take hours on this machine. For
-Café International the board registration comes from the known camera (four board corners
-projected), not from the markers in pixels.
+Default (truth-derived, no pixels): detections are drawn from the truth (`project_pieces`:
+pieces projected through the tablet camera; covered pieces and pieces under a hand left out,
+the hand moving towards a piece over its 3 frames) and go through the game's reader and
+`vision.tracker.Tracker`: a perfect detector, so this measures the readers and the tracker's
+rules, not perception. For Café International the board registration comes from the known
+camera (four board corners projected), not from the markers in pixels. Fast (no rendering).
 
-Prints per game: games, final state equal to the truth %, questions per game, and silently wrong
-(an applied explanation that differs from the truth, never flagged to the user): must be 0.
+``--pixels`` (the real thing): every frame is rendered (`datasets.render.scene.render_pieces`,
+800×600) and goes through the app's own recognition (`companion_app.viewmodels.recognition.
+Recognition`: the live perception config, identification restricted to the game, vote
+tracking, the game's reader as the app builds it — Café: markers and board slots read from the
+pixels — and the tracker with its skin test for hands). Per game the camera (the tablet on its
+stand), the table surface, the light and the camera effects are drawn once and never change.
+The pieces are placed from a generator seeded by the game only, re-created at every move: each
+piece keeps its place in its zone, but its small jitter (σ 1.5 mm, 2.5°) is drawn again
+whenever a piece placed before it in `place_state`'s order came or went, and Dice King's dice
+are scattered again (pieces move by a millimetre or two between moves, never across zones).
+To keep the cost at 2 renders and 2 perceptions per move, the hand frame (one hand reaching for
+a random piece, drawn by `hand_over`, standing still) is rendered once and fed 3 times and the
+settled frame rendered once and fed 8 times; the detector and identification run once per
+rendered image (the vote tracker, reader and tracker still run on every frame). Frames are the
+renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
+`recognition.table_key` (what the camera can know of a state).
 
-    .venv/bin/python benchmarks/tracked_games.py [--games-per 20] [--csv FILE]
+Prints per game: games, final state equal to the truth %, questions per game, silently wrong
+(an applied explanation that differs from the truth, never flagged to the user): must be 0,
+frames, seconds; with ``--pixels`` also seconds per move, ms per perceived (rendered) frame,
+how often the skin test saw the hand, and how many settled frames were read without problems.
+``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
+at that point (a quick run); the header says which cut was used.
+
+    .venv/bin/python benchmarks/tracked_games.py [--pixels] [--games-per 20] [--max-moves N]
+        [--games NAME ...] [--csv FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import random
 import sys
 import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -37,9 +62,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import engines.cafe_international as ci  # noqa: E402
 import engines.dice_king as dk  # noqa: E402
 import engines.kings_breakfast as kb  # noqa: E402
+from companion_app.viewmodels.recognition import (  # noqa: E402
+    LIVE_PIECE_READER,
+    Recognition,
+    _reader_for,
+    detector_model_path,
+    table_key,
+)
 from datasets.render.layouts import board_unit_to_local_mm  # noqa: E402
+from datasets.render.pieces import Distractor, PlacedPiece  # noqa: E402
+from datasets.render.scene import Environment, render_pieces  # noqa: E402
 from datasets.state_render import (  # noqa: E402
     detections_from_truth,
+    environment,
+    hand_over,
     place_state,
     project_pieces,
     table_camera,
@@ -47,10 +83,12 @@ from datasets.state_render import (  # noqa: E402
 from engines.api import random_step  # noqa: E402
 from engines.dice_king.explain import state_key as dk_key  # noqa: E402
 from engines.kings_breakfast.explain import public_key as kb_key  # noqa: E402
+from vision.detections import Detections  # noqa: E402
+from vision.readers import Reading  # noqa: E402
 from vision.readers import cafe_international as ci_reader  # noqa: E402
 from vision.readers import dice_king as dk_reader  # noqa: E402
 from vision.readers import kings_breakfast as kb_reader  # noqa: E402
-from vision.tracker import Tracker  # noqa: E402
+from vision.tracker import Event, Tracker, hand_in_frame  # noqa: E402
 
 SEED_BASE = 8_000_000
 NAMES = ("Anna", "Ben", "Cleo", "Dan", "Eve")
@@ -124,18 +162,107 @@ class Game:
         )
         return reading, len(detections)
 
+    def moves(self, state: Any, rng: random.Random, max_moves: int | None) -> Iterator[Any]:
+        """The settled states after each move, until the game ends or `max_moves` were made."""
+        made = 0
+        while not self.module.is_over(state) and (max_moves is None or made < max_moves):
+            state = settle(
+                self.module, self.module.apply(state, random_step(self.module, state, rng)), rng
+            )
+            made += 1
+            yield state
 
-def play(game: Game, seed: int) -> dict[str, Any]:
+
+# --- the simulated user ---------------------------------------------------------------------------
+
+
+class Seat(Protocol):
+    """What the user talks to: the tracker, or the app's recognition around it."""
+
+    @property
+    def state(self) -> Any: ...
+
+    @property
+    def question(self) -> Event | None: ...
+
+    def candidate_states(self) -> Sequence[Any]: ...
+
+    def answer(self, index: int) -> Any: ...
+
+    def correct(self, state: Any) -> None: ...
+
+
+class TrackerSeat:
+    """A bare `Tracker` as a `Seat` (the truth-derived mode feeds the tracker directly)."""
+
+    def __init__(self, tracker: Tracker) -> None:
+        self.tracker = tracker
+
+    @property
+    def state(self) -> Any:
+        return self.tracker.state
+
+    @property
+    def question(self) -> Event | None:
+        return self.tracker.question
+
+    def candidate_states(self) -> Sequence[Any]:
+        return self.tracker.candidate_states
+
+    def answer(self, index: int) -> Any:
+        self.tracker.answer(index)
+
+    def correct(self, state: Any) -> None:
+        self.tracker.correct(state)
+
+
+class BenchRecognition(Recognition):
+    """The app's `Recognition` with the tracker's `correct`: `sync` corrects only a state that
+    differs, and would leave open a question whose true answer is "nothing changed"."""
+
+    def correct(self, state: Any) -> None:
+        with self._lock:
+            self._tracker.correct(state)
+
+
+@dataclass
+class User:
+    """Answers every event as the truth says; counts questions and silent errors."""
+
+    key: Callable[[Any], Any]
+    questions: int = 0
+    silent: int = 0
+
+    def respond(self, seat: Seat, events: Sequence[Event], truth: Any) -> None:
+        for event in events:
+            if event.kind == "applied" and self.key(seat.state) != self.key(truth):
+                self.silent += 1
+                seat.correct(truth)  # the user would notice later; count it and go on
+            if event.kind == "question":
+                self.questions += 1
+                keys = [self.key(s) for s in seat.candidate_states()]
+                if self.key(truth) in keys:
+                    seat.answer(keys.index(self.key(truth)))
+                else:
+                    seat.correct(truth)
+
+
+# --- truth-derived mode ---------------------------------------------------------------------------
+
+
+def play(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
+    start = time.perf_counter()
     truth, rng = game.new(seed)
     np_rng = np.random.default_rng(seed)
     camera = table_camera(game.name, SIZE, np_rng)
-    tracker = Tracker(game.name, truth)
+    seat = TrackerSeat(Tracker(game.name, truth))
+    user = User(game.key)
     clock = 0.0
-    questions = silent = frames = 0
+    frames = moves = 0
     current = truth
 
     def show(state: Any, hand_target: tuple[float, float] | None) -> None:
-        nonlocal clock, questions, silent, frames
+        nonlocal clock, frames
         schedule: list[list] = []
         if hand_target is not None:
             hx, hy = hand_target
@@ -144,23 +271,12 @@ def play(game: Game, seed: int) -> dict[str, Any]:
         for hands in schedule:
             reading, n = game.read(state, camera, np_rng, hands)
             frames += 1
-            for event in tracker.update(clock, reading, n):
-                if event.kind == "applied" and game.key(tracker.state) != game.key(state):
-                    silent += 1
-                    tracker.correct(state)  # the user would notice later; count it and go on
-                if event.kind == "question":
-                    questions += 1
-                    keys = [game.key(s) for s in tracker.candidate_states]
-                    if game.key(state) in keys:
-                        tracker.answer(keys.index(game.key(state)))
-                    else:
-                        tracker.correct(state)
+            user.respond(seat, seat.tracker.update(clock, reading, n), state)
             clock += 1.0 / FPS
 
     show(current, None)
-    while not game.module.is_over(current):
-        current = game.module.apply(current, random_step(game.module, current, rng))
-        current = settle(game.module, current, rng)
+    for current in game.moves(truth, rng, max_moves):
+        moves += 1
         pieces = [
             p
             for p in place_state(game.name, current, np.random.default_rng(0))
@@ -168,15 +284,243 @@ def play(game: Game, seed: int) -> dict[str, Any]:
         ]
         target = pieces[int(np_rng.integers(len(pieces)))].centre_mm if pieces else (0.0, 0.0)
         show(current, target)
-    final_ok = game.key(tracker.state) == game.key(current) and tracker.question is None
     return {
+        "mode": "truth",
         "game": game.name,
         "seed": seed,
-        "final_ok": final_ok,
-        "questions": questions,
-        "silent": silent,
+        "moves": moves,
+        "final_ok": game.key(seat.state) == game.key(current) and seat.question is None,
+        "questions": user.questions,
+        "silent": user.silent,
         "frames": frames,
+        "seconds": time.perf_counter() - start,
     }
+
+
+# --- pixel mode -----------------------------------------------------------------------------------
+
+
+@functools.cache
+def live_perception(game: str) -> tuple[Any, Any]:
+    """The perception pipeline and identifier of `game`, configured as the app's live table
+    (`load_recognition`): built once per game and process (models load in seconds)."""
+    from vision.corner_refiner import CornerRefinerConfig
+    from vision.detector import DetectorConfig
+    from vision.gallery import default_gallery
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+    from vision.top_face import TopFaceConfig
+
+    config = PerceptionConfig(
+        detector=DetectorConfig(threads=1),
+        corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
+        top_face_reader=TopFaceConfig(threads=1, views=1),
+        outline_look=False,
+        piece_reader=LIVE_PIECE_READER,
+    )
+    # the shipped companion art only (as the app's demo): no enrolled faces of this machine
+    identifier = Identifier(default_gallery([game]))
+    path = detector_model_path()
+    return Perception(config, detector_model=path, identifier=identifier, games=[game]), identifier
+
+
+@dataclass
+class PerceivedOnce:
+    """`process` and `identify` of the last rendered image, computed once however many times
+    the image is fed (the same image fed 8 times stands for 8 camera frames of a still table)."""
+
+    perception: Any
+    frame: np.ndarray | None = None
+    detections: Detections | None = None
+    identified: tuple[Detections, list[Any]] | None = None
+    perceived: int = 0
+    seconds: float = 0.0
+
+    def process(self, frame: np.ndarray) -> Detections:
+        if frame is not self.frame or self.detections is None:
+            start = time.perf_counter()
+            self.frame, self.identified = frame, None
+            self.detections = self.perception.process(frame, identify=False)
+            self.perceived += 1
+            self.seconds += time.perf_counter() - start
+        return self.detections
+
+    def identify(self, frame: np.ndarray, detections: Detections) -> tuple[Detections, list[Any]]:
+        if frame is not self.frame or self.identified is None:
+            start = time.perf_counter()
+            self.identified = self.perception.identify_detailed(frame, detections)
+            self.seconds += time.perf_counter() - start
+        return self.identified
+
+
+@dataclass
+class RenderedTable:
+    """One game's table as the tablet sees it: the camera and environment drawn once (a tablet
+    on a stand does not move, the light does not change), pieces placed afresh at every move."""
+
+    game: str
+    seed: int
+    environment: Environment = field(init=False)
+
+    def __post_init__(self) -> None:
+        # a generator of its own: the placement's draws must not move the camera
+        view = np.random.default_rng([self.seed, 3])
+        self.environment = environment(table_camera(self.game, SIZE, view), view, "eval")
+
+    def place(self, state: Any) -> list[PlacedPiece]:
+        # seeded by the game only, re-created at each move: unchanged pieces stay (see notes)
+        return place_state(self.game, state, np.random.default_rng([self.seed, 5]))
+
+    def frame(self, pieces: list[PlacedPiece], hands: Sequence[Distractor] = ()) -> np.ndarray:
+        return render_pieces(pieces, list(hands), self.environment).image
+
+
+def app_reader(
+    game: str, state: Any, identifier: Any
+) -> Callable[[np.ndarray, Detections], Reading]:
+    """The game's reader as the app's demo builds it (default zones, reference Café layout)."""
+    n_players = len(state.players)
+    zones = None
+    if game in ("kings-breakfast", "dice-king"):
+        from vision.readers.zones import default_zones
+
+        zones = default_zones(game, n_players=n_players)
+    return _reader_for(
+        game,
+        n_players,
+        zones=zones,
+        layout=getattr(state, "layout", None),
+        identifier=identifier,
+    )
+
+
+@dataclass
+class PixelCounts:
+    """What one pixel-mode game saw, for the report."""
+
+    frames: int = 0
+    hand_images: int = 0
+    hand_seen: int = 0  # hand images the tracker's skin test flagged
+    still_images: int = 0
+    still_hand: int = 0  # settled images flagged as a hand (a skin-coloured table…)
+    still_frames: int = 0
+    still_read_ok: int = 0  # settled frames the reader read without problems
+
+
+def play_pixels(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
+    start = time.perf_counter()
+    truth, rng = game.new(seed)
+    table = RenderedTable(game.name, seed)
+    perception, identifier = live_perception(game.name)
+    once = PerceivedOnce(perception)
+    clock = [0.0]
+    seat = BenchRecognition(
+        game.name,
+        truth,
+        len(truth.players),
+        process=once.process,
+        identify=once.identify,
+        read=app_reader(game.name, truth, identifier),
+        clock=lambda: clock[0],
+        hand_test=True,
+    )
+    user = User(functools.partial(table_key, game.name))
+    hand_rng = np.random.default_rng([seed, 7])
+    counts = PixelCounts()
+
+    def show(state: Any, image: np.ndarray, repeats: int, hand: bool) -> None:
+        flagged = hand_in_frame(image)
+        if hand:
+            counts.hand_images += 1
+            counts.hand_seen += flagged
+        else:
+            counts.still_images += 1
+            counts.still_hand += flagged
+        for _ in range(repeats):
+            result = seat(image)
+            counts.frames += 1
+            if not hand:
+                counts.still_frames += 1
+                counts.still_read_ok += bool(result["observation_ok"])
+            user.respond(seat, seat.take_events(), state)
+            clock[0] += 1.0 / FPS
+
+    current, moves = truth, 0
+    show(current, table.frame(table.place(current)), STILL_FRAMES, hand=False)
+    for current in game.moves(truth, rng, max_moves):
+        moves += 1
+        pieces = table.place(current)
+        reachable = [p for p in pieces if p.kind != "board"]
+        target = (
+            reachable[int(hand_rng.integers(len(reachable)))].centre_mm if reachable else (0.0, 0.0)
+        )
+        hand = hand_over(hand_rng, target)
+        show(current, table.frame(pieces, [hand]), HAND_FRAMES, hand=True)
+        show(current, table.frame(pieces), STILL_FRAMES, hand=False)
+    key = user.key
+    return {
+        "mode": "pixels",
+        "game": game.name,
+        "seed": seed,
+        "moves": moves,
+        "final_ok": key(seat.state) == key(current) and seat.question is None,
+        "questions": user.questions,
+        "silent": user.silent,
+        "frames": counts.frames,
+        "seconds": time.perf_counter() - start,
+        "perceived": once.perceived,
+        "perceive_s": once.seconds,
+        "hand_images": counts.hand_images,
+        "hand_seen": counts.hand_seen,
+        "still_images": counts.still_images,
+        "still_hand": counts.still_hand,
+        "still_frames": counts.still_frames,
+        "still_read_ok": counts.still_read_ok,
+    }
+
+
+# --- report ---------------------------------------------------------------------------------------
+
+
+def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
+    n = len(results)
+    ok = sum(r["final_ok"] for r in results)
+    silent_games = sum(1 for r in results if r["silent"])
+    moves = sum(r["moves"] for r in results)
+    line = (
+        f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
+        f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
+        f"  silently wrong games {silent_games}"
+        f"  moves {moves}  frames {sum(r['frames'] for r in results)}  {seconds:6.1f} s"
+    )
+    if results[0]["mode"] != "pixels":
+        return line
+    total = {
+        k: sum(r[k] for r in results) for k in results[0] if k.startswith(("hand", "still", "perc"))
+    }
+    return (
+        f"{line}  {seconds / max(moves, 1):5.2f} s/move"
+        f"  {1000 * total['perceive_s'] / max(total['perceived'], 1):6.1f} ms/perceived frame"
+        f"\n{'':<20} skin test saw the hand in {total['hand_seen']}/{total['hand_images']}"
+        f" hand images and in {total['still_hand']}/{total['still_images']} settled ones;"
+        f" settled frames read without problems {total['still_read_ok']}/{total['still_frames']}"
+    )
+
+
+def header(pixels: bool, max_moves: int | None) -> str:
+    if pixels:
+        what = (
+            "detections: REAL PIPELINE (the app's Recognition, live perception config) on"
+            f" rendered {SIZE[0]}×{SIZE[1]} frames; each hand image fed {HAND_FRAMES}×, each"
+            f" settled image {STILL_FRAMES}×; camera and light fixed per game"
+        )
+    else:
+        what = (
+            "detections: TRUTH-DERIVED, projected without pixels (a perfect detector; "
+            "--pixels measures the real pipeline)"
+        )
+    cut = "whole games" if max_moves is None else f"first {max_moves} moves of each game"
+    return f"{what}\ncut: {cut}"
 
 
 def main() -> None:
@@ -185,24 +529,26 @@ def main() -> None:
     parser.add_argument(
         "--games", nargs="*", default=["kings-breakfast", "cafe-international", "dice-king"]
     )
+    parser.add_argument(
+        "--pixels", action="store_true", help="render frames and run the app's recognition"
+    )
+    parser.add_argument(
+        "--max-moves", type=int, help="stop each game after this many moves (default: no limit)"
+    )
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
-    print("detections: TRUTH-DERIVED, projected without pixels (no detector yet)")
+    if args.pixels and not detector_model_path().is_file():
+        print(f"real detector: not available (no model at {detector_model_path()})")
+        return
+    print(header(args.pixels, args.max_moves))
+    run = play_pixels if args.pixels else play
     rows = []
     for name in args.games:
         game = Game(name)
         start = time.perf_counter()
-        results = [play(game, SEED_BASE + k) for k in range(args.games_per)]
+        results = [run(game, SEED_BASE + k, args.max_moves) for k in range(args.games_per)]
         rows += results
-        n = len(results)
-        ok = sum(r["final_ok"] for r in results)
-        silent_games = sum(1 for r in results if r["silent"])
-        print(
-            f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
-            f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
-            f"  silently wrong games {silent_games}"
-            f"  frames {sum(r['frames'] for r in results)}  {time.perf_counter() - start:6.1f} s"
-        )
+        print(summary(name, results, time.perf_counter() - start))
     if args.csv:
         with args.csv.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

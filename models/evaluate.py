@@ -91,6 +91,10 @@ def evaluate_synthetic(
         k: {"correct": 0, "wrong": 0, "null": 0} for k in ("card", "tile")
     }
     by_size: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    # identities of matched pieces by their width in the frame (where the nulls are)
+    identity_by_width: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"correct": 0, "wrong": 0, "null": 0}
+    )
     corner_errors: dict[str, list[float]] = defaultdict(list)
     for record in records:
         row: dict[str, Any] = {"sample": record.image_path.name, "error": ""}
@@ -152,6 +156,11 @@ def evaluate_synthetic(
                         [truth[j] for _, j in matched],
                         identity_counts[kind],
                     )
+                    for i, j in matched:
+                        bucket = f"{kind} {_piece_width_bucket(truth_boxes[j])}"
+                        _score_identities(
+                            [matches[in_frame[i]]], [truth[j]], identity_by_width[bucket]
+                        )
                 targets[kind] += len(truth)
                 row[f"{kind}_targets"] = len(truth)
                 row[f"{kind}_tp"] = tp
@@ -194,6 +203,7 @@ def evaluate_synthetic(
         k: {**v, "correct_rate": round(v["correct"] / max(sum(v.values()), 1), 4)}
         for k, v in identity_counts.items()
     }
+    summary["identities_by_width_px"] = {k: v for k, v in sorted(identity_by_width.items())}
     summary["corner_error"] = {k: _error_summary(v) for k, v in sorted(corner_errors.items())}
     summary["dice_read"] = dice_read
     # dice too blurred or too small for their pips to be told apart (models.data.die_is_readable)
@@ -250,6 +260,11 @@ def _score_identities(
             counts["correct"] += 1
         else:
             counts["wrong"] += 1
+
+
+def _piece_width_bucket(box: np.ndarray) -> str:
+    width = float(max(box[2] - box[0], box[3] - box[1]))
+    return "<40" if width < 40 else "40-80" if width < 80 else ">=80"
 
 
 def _size_bucket(box: np.ndarray) -> str:
