@@ -19,10 +19,16 @@ Recognition`: the live perception config, identification restricted to the game,
 tracking, the game's reader as the app builds it — Café: markers and board slots read from the
 pixels — and the tracker with its skin test for hands). Per game the camera (the tablet on its
 stand), the table surface, the light and the camera effects are drawn once and never change.
-The pieces are placed from a generator seeded by the game only, re-created at every move: each
-piece keeps its place in its zone, but its small jitter (σ 1.5 mm, 2.5°) is drawn again
-whenever a piece placed before it in `place_state`'s order came or went, and Dice King's dice
-are scattered again (pieces move by a millimetre or two between moves, never across zones).
+The pieces are placed from a generator seeded by the game only, re-created at every move.
+`place_state` does not keep pieces perfectly still that way, and this benchmark accepts it (a
+player tidying the table between moves): a piece's small jitter (σ 1.5 mm, 2.5°) is drawn
+again whenever a piece placed before it in `place_state`'s order came or went; King's
+Breakfast piles are packed left to right, so emptying one slides the piles after it by 80 mm;
+Café hands are centred, so a hand shrinking or growing shifts its tiles; Dice King's dice are
+scattered again. Over 30 moves of seed 8_000_000, pieces still on the table (matched by
+identity and group) stayed exactly put in 78 % (King's Breakfast), 34 % (Café: median 2 mm)
+and 96 % (Dice King) of move-to-move pairs; each zone's pieces stay in that zone (the layout
+is drawn per zone).
 To keep the cost at 2 renders and 2 perceptions per move, the hand frame (one hand reaching for
 a random piece, drawn by `hand_over`, standing still) is rendered once and fed 3 times and the
 settled frame rendered once and fed 8 times; the detector and identification run once per
@@ -408,10 +414,10 @@ class PixelCounts:
 
 
 def play_pixels(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
+    perception, identifier = live_perception(game.name)  # before the clock: models load once
     start = time.perf_counter()
     truth, rng = game.new(seed)
     table = RenderedTable(game.name, seed)
-    perception, identifier = live_perception(game.name)
     once = PerceivedOnce(perception)
     clock = [0.0]
     seat = BenchRecognition(
@@ -545,6 +551,8 @@ def main() -> None:
     rows = []
     for name in args.games:
         game = Game(name)
+        if args.pixels:
+            live_perception(name)  # loading the models is not part of any game's time
         start = time.perf_counter()
         results = [run(game, SEED_BASE + k, args.max_moves) for k in range(args.games_per)]
         rows += results
