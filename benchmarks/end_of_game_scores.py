@@ -3,9 +3,9 @@
 For each game, N seeded random games (eval split, seeds never used in training: 9_000_000 + k)
 are played to the end; the photos the scoring command takes are laid out from the final state
 (`datasets.state_render.place_spread`): King's Breakfast the king's area and each player's hand,
-Café International each player's remaining tiles, Dice King each player's kingdom pile. The
-detections are TRUTH-DERIVED (`detections_from_truth`: what a perfect detector would return),
-because the real detector is not available yet; the readers and the scoring are the real ones.
+Café International each player's remaining tiles, Dice King each player's kingdom pile. By
+default the detections are TRUTH-DERIVED (`detections_from_truth`: what a perfect detector would
+return; it measures the readers and the scoring alone); ``--detector`` measures the whole thing.
 
 ``--render`` renders every photo with the scene renderer and takes its truth records (a piece is
 detected when the renderer marks it a target: enough of it visible); without it the layouts are

@@ -11,7 +11,7 @@ from engines.api import random_step
 from engines.kings_breakfast.explain import Observation, observe, public_key
 from engines.kings_breakfast.state import DrawCard, TakePile
 from vision.readers import Reading
-from vision.tracker import Tracker, TrackerConfig, hand_in_frame
+from vision.tracker import TableBackground, Tracker, TrackerConfig, hand_in_frame, small_ycrcb
 
 
 def _dealt() -> kb.State:
@@ -61,6 +61,74 @@ def test_frames_with_problems_or_a_hand_never_count() -> None:
     for k in range(20):
         events += tracker.update(2.0 + 0.1 * k, Reading(empty), 3, frame=frame)
     assert events == [] and tracker.state == state
+
+
+ORANGE_TABLE = (71, 148, 213)  # BGR of a rendered wooden table: skin-coloured in YCrCb
+
+
+def _table_with_arm(table: tuple[int, int, int], arm: bool) -> np.ndarray:
+    frame = np.full((120, 160, 3), table, np.uint8)
+    frame[20:40, 30:60] = (200, 60, 60)  # a blue card lying on the table
+    if arm:
+        frame[70:, 70:95] = (143, 179, 249)  # a paler arm from the bottom edge
+        frame[110:, 65:100] = (160, 60, 40)  # its sleeve, not skin, at the border
+    return frame
+
+
+def test_a_skin_coloured_table_is_not_a_hand_once_the_background_is_learnt() -> None:
+    """A wooden table is skin-coloured edge to edge: by colour alone every frame is a hand; the
+    background (after its warm-up) tells the table from an arm that comes in over it."""
+    config = TrackerConfig()
+    empty, with_arm = _table_with_arm(ORANGE_TABLE, False), _table_with_arm(ORANGE_TABLE, True)
+    assert hand_in_frame(empty)  # colour alone: the table is a "hand"
+    background = small_ycrcb(empty)
+    assert not hand_in_frame(empty, config, background)
+    assert hand_in_frame(with_arm, config, background)
+    # a change that does not touch the border (a card put down) is not an arm
+    moved = empty.copy()
+    moved[50:80, 60:90] = (143, 179, 249)
+    assert not hand_in_frame(moved, config, background)
+
+    watcher = TableBackground(config)
+    t, seen = 0.0, []
+    while t < config.hand_background_seconds + 1.0:
+        seen.append(watcher.update(t, empty))
+        t += 0.1
+    assert seen[0] and not seen[-1]  # warming up, the table counted as a hand; not after
+    assert watcher.update(t, with_arm)  # an arm coming in
+    assert watcher.update(t + 0.1, with_arm)  # and still there a frame later (slow learning)
+    assert not watcher.update(t + 0.2, empty) or not watcher.update(t + 0.3, empty)
+
+
+def test_a_tracker_on_a_skin_coloured_table_observes_after_its_warm_up() -> None:
+    """With frames of an orange table, the tracker still confirms a stable table (and an arm
+    over it still blocks the reading)."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    config = tracker.config
+    empty, with_arm = _table_with_arm(ORANGE_TABLE, False), _table_with_arm(ORANGE_TABLE, True)
+    same = Reading(observe(state))
+    t = 0.0
+    while t < config.hand_background_seconds + 1.0:
+        tracker.update(t, same, 9, frame=empty)
+        t += 0.1
+    assert not tracker.last_hand
+    taken = Reading(
+        observe(
+            kb.apply(
+                state, TakePile(next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n))
+            )
+        )
+    )
+    events = []
+    for _ in range(10):  # the pile is gone but an arm is over the table: nothing counts
+        events += tracker.update(t, taken, 7, frame=with_arm)
+        t += 0.1
+    assert events == [] and tracker.last_hand and tracker.state == state
+    for _ in range(10):
+        events += tracker.update(t, taken, 7, frame=empty)
+        t += 0.1
+    assert [e.kind for e in events] == ["applied"]
 
 
 def test_kb11_a_hand_visit_that_changes_nothing_is_a_draw() -> None:

@@ -5,7 +5,9 @@ king's area, the Emeralds on the table (an Emerald dealt into the offer counts t
 and the reveal area (an Emerald just drawn, KB-12). `read_spread` counts the cards of one photo of
 spread cards (the king's area, or a player's hand at the end). Other games' pieces and cards where
 they cannot be are problems, never guesses. A card in the offer or the king's area that could not
-be identified is counted as unknown in that zone (`Observation.offer_unknown`, `king_unknown`: the
+be identified takes the food of its pile where the pile's other cards name one
+(`pile_identities`: a fanned pile shows only a strip of each covered card), and is otherwise
+counted as unknown in that zone (`Observation.offer_unknown`, `king_unknown`: the
 rules' `explain` tries every card it could be and asks when several fit), listed in
 ``seen["unidentified"]`` and told in ``seen["notes"]``; one in the Emeralds or reveal area is
 still a problem, and `read_spread` refuses every unidentified card (a score is never computed from
@@ -15,7 +17,10 @@ an unknown card).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
@@ -38,12 +43,13 @@ def read_table(
     zones = zones or default_zones(GAME)
     cards = detections[detections.kinds == "card"]
     where = zones.zone_of(card_centres(cards), frame_size)
+    identities, by_pile = pile_identities(cards, where)
     counts: dict[str, Counter[str]] = {
         z: Counter() for z in ("offer", "king", "emeralds", "reveal")
     }
     unknown: Counter[str] = Counter()
     problems: list[str] = []
-    for zone, identity in zip(where, cards.identities, strict=True):
+    for zone, identity in zip(where, identities, strict=True):
         if zone is None:
             continue  # the deck, hands, things around the table
         if identity is None and zone in ("offer", "king"):
@@ -63,6 +69,8 @@ def read_table(
         else:
             counts[zone][card] += 1
     seen: dict[str, Any] = {zone: dict(sorted(c.items())) for zone, c in counts.items()}
+    if by_pile:
+        seen["named_by_pile"] = by_pile
     if unknown:
         # information for the user, not a reason to refuse the table
         seen["unidentified"] = dict(sorted(unknown.items()))
@@ -81,6 +89,56 @@ def read_table(
         king_unknown=unknown["king"],
     )
     return Reading(observation, (), seen)
+
+
+def pile_identities(
+    cards: Detections, zones: Sequence[str | None], min_overlap: float = 0.5
+) -> tuple[list[Any], int]:
+    """The cards' identities, with unidentified cards of a pile named after it.
+
+    The offer and the king's area hold one pile per food (KB-6, KB-15), fanned into a column
+    going away from the camera: a covered card shows only a strip of its face and is often not
+    identified. Cards of one zone whose boxes overlap horizontally by `min_overlap` of the
+    narrower one are one column; an unidentified card takes the food of its column when every
+    identified card of the column names that one food (never an Emerald, which lies on its
+    own, KB-7). Returns the identities and how many cards were named this way.
+    """
+    identities = list(cards.identities)
+    boxes = cards.boxes_xyxy
+    n = len(identities)
+    if n == 0:
+        return identities, 0
+    left, right = boxes[:, 0], boxes[:, 2]
+    overlap = np.minimum(right[:, None], right[None]) - np.maximum(left[:, None], left[None])
+    narrower = np.minimum((right - left)[:, None], (right - left)[None])
+    zone_ids = np.array([str(z) for z in zones], object)
+    linked = (overlap >= min_overlap * np.maximum(narrower, 1e-6)) & (
+        zone_ids[:, None] == zone_ids[None]
+    )
+    # columns: connected components of the overlap relation (label propagation)
+    label = np.arange(n)
+    while True:
+        spread = np.where(linked, label[None], n).min(axis=1)
+        spread = np.minimum(spread, label)
+        if np.array_equal(spread, label):
+            break
+        label = spread
+    named = 0
+    for column in np.unique(label):
+        members = np.flatnonzero(label == column)
+        if zones[int(members[0])] not in ("offer", "king"):
+            continue
+        foods = {identities[i] for i in members if identities[i] is not None}
+        if len(foods) != 1:
+            continue
+        (food,) = foods
+        if not str(food).startswith(PREFIX) or str(food).endswith("/emerald"):
+            continue
+        for i in members:
+            if identities[i] is None:
+                identities[i] = food
+                named += 1
+    return identities, named
 
 
 def _cards(n: int) -> str:
@@ -122,4 +180,4 @@ def read_spread(
     return Reading(None if problems else dict(counts), tuple(dict.fromkeys(problems)), seen)
 
 
-__all__ = ["read_spread", "read_table"]
+__all__ = ["pile_identities", "read_spread", "read_table"]

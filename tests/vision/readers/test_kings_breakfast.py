@@ -179,3 +179,40 @@ def test_kb19_an_unidentified_speck_among_named_cards_is_set_aside() -> None:
     # an unidentified box of a card's size may be a card: the photo is asked again
     unsure = piece("card", (500, 100), None, half=35.0)
     assert read_spread(detections([*cards, unsure])).observation is None
+
+
+def _in_column(zone: str, food: str | None, shift: float, row: int) -> dict:
+    x, y = zone_point(ZONES, zone, SIZE, shift)
+    return piece("card", (x + 2.0 * (row % 2), y - 12.0 * row), _id(food))
+
+
+def _id(food: str | None) -> str | None:
+    return None if food is None else f"kings-breakfast/{food}"
+
+
+def test_kb6_kb15_a_pile_names_its_covered_cards() -> None:
+    """KB-6, KB-15: one pile per food, fanned into a column: a covered card that could not be
+    identified takes the food its column's identified cards name; a column naming two foods,
+    or an Emerald (KB-7: it lies on its own), names nothing, and those cards stay unknown."""
+    cards = [
+        _in_column("offer", None, -0.3, 0),
+        _in_column("offer", None, -0.3, 1),
+        _in_column("offer", "ham", -0.3, 2),  # the pile's top card, identified
+        _in_column("offer", "emerald", 0.0, 1),
+        _in_column("offer", None, 0.0, 0),
+        _in_column("king", "cheese", -0.2, 0),
+        _in_column("king", None, -0.2, 1),
+        _in_column("king", "wine", -0.2, 2),  # cheese and wine in one column: not a pile
+        _in_column("king", None, 0.2, 0),
+        _in_column("king", "bread", 0.2, 1),
+    ]
+    reading = read_table(detections(cards), SIZE)
+    assert reading.ok
+    assert reading.observation == Observation.from_counts(
+        offer={"ham": 3},
+        king={"cheese": 1, "wine": 1, "bread": 2},
+        emeralds=1,
+        offer_unknown=1,
+        king_unknown=1,
+    )
+    assert reading.seen["named_by_pile"] == 3
