@@ -332,7 +332,6 @@ def live_perception(game: str) -> tuple[Any, Any]:
         top_face_reader=TopFaceConfig(threads=1, views=1),
         outline_look=False,
         piece_reader=LIVE_PIECE_READER,
-        flat_kind_of_game=True,
     )
     # the shipped companion art only (as the app's demo): no enrolled faces of this machine
     identifier = Identifier(default_gallery([game]))

@@ -87,12 +87,6 @@ class PerceptionConfig:
             cards tiles and some tiles cards or dice (a flag's stripes), and the identifier
             compares a piece only with faces of its kind; what then stays unnamed refuses the
             photo instead of silently leaving a piece out. None (default): the detector's.
-        flat_kind_of_game: with `games` of one flat kind (King's Breakfast and Dice King have
-            cards, Café International tiles), a card or tile of the other flat kind is taken
-            as the games' kind (dice stay dice): the live table, where small cards far from
-            the camera are found as tiles (King's Breakfast tables rendered as the tracked
-            games benchmark sees them: 217 of 344 cards in the king's area found as cards
-            with it, 85 without).
         duplicate_overlap: after identification, two cards (or two tiles) whose quads overlap
             by this much of the smaller one are one piece found twice (the detector's box
             suppression misses turned, overlapping pieces; the refined corners of both land on
@@ -182,7 +176,6 @@ class PerceptionConfig:
     refine_corners: bool = True
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
     piece_kind: str | None = None
-    flat_kind_of_game: bool = False
     duplicate_overlap: float | None = None
     duplicate_union: dict[str, float] = field(default_factory=dict)
     doubtful_overlap: dict[str, float] = field(default_factory=dict)
@@ -583,20 +576,12 @@ class Perception:
 
     # --- stages ----------------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Detections:
-        """Stage 1: boxes of cards, tiles and dice (cards and tiles as `piece_kind` if set, or
-        as the games' kind with `flat_kind_of_game`)."""
+        """Stage 1: boxes of cards, tiles and dice (cards and tiles as `piece_kind` if set)."""
         detections = self.detector.detect(frame)
-        if not len(detections):
-            return detections
         kind = self.config.piece_kind
-        if kind is not None:
-            return detections.with_fields(kinds=np.full(len(detections), kind, object))
-        kinds = {GAME_KINDS.get(game, "") for game in self.games or ()}
-        if self.config.flat_kind_of_game and len(kinds) == 1 and "" not in kinds:
-            (flat_kind,) = kinds
-            flat = np.isin(detections.kinds, ("card", "tile"))
-            return detections.with_fields(kinds=np.where(flat, flat_kind, detections.kinds))
-        return detections
+        if kind is None or not len(detections):
+            return detections
+        return detections.with_fields(kinds=np.full(len(detections), kind, object))
 
     def read_dice(self, frame: np.ndarray, detections: Detections) -> Detections:
         """Stage 2: value, colour and value score of every die (crops of the full frame)."""

@@ -366,7 +366,6 @@ def load_recognition(
             top_face_reader=TopFaceConfig(threads=1, views=1),
             outline_look=False,
             piece_reader=LIVE_PIECE_READER,
-            flat_kind_of_game=True,
         )
         identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
         perception = Perception(config, detector_model=path, identifier=identifier, games=[game])

@@ -253,33 +253,6 @@ def test_a_one_kind_photo_takes_every_detection_as_that_kind() -> None:
     assert list(plain.detect(np.zeros((64, 64, 3), np.uint8)).kinds) == ["card", "die", "tile"]
 
 
-@needs_models
-def test_on_a_live_table_of_one_flat_kind_the_other_flat_kind_is_that_kind() -> None:
-    """`flat_kind_of_game`: King's Breakfast has cards only, so a far card the detector called
-    a tile is a card to identify; dice stay dice; Café's cards are tiles; a mix of games with
-    cards and tiles keeps the detector's kinds."""
-    from vision.pipeline import PerceptionConfig
-
-    class Fixed:
-        def detect(self, frame: np.ndarray) -> Detections:
-            return make(["card", "die", "tile"])
-
-    frame = np.zeros((64, 64, 3), np.uint8)
-    config = PerceptionConfig(flat_kind_of_game=True)
-    for games, kinds in (
-        (["kings-breakfast"], ["card", "die", "card"]),
-        (["dice-king"], ["card", "die", "card"]),
-        (["cafe-international"], ["tile", "die", "tile"]),
-        (["kings-breakfast", "cafe-international"], ["card", "die", "tile"]),
-    ):
-        perception = Perception(config, identify=False, games=games)
-        perception.detector = Fixed()  # type: ignore[assignment]
-        assert list(perception.detect(frame).kinds) == kinds, games
-    off = Perception(identify=False, games=["kings-breakfast"])
-    off.detector = Fixed()  # type: ignore[assignment]
-    assert list(off.detect(frame).kinds) == ["card", "die", "tile"]
-
-
 def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     """Tiles never lie on each other: of two named tile boxes that overlap, one is no tile of
     its own (a box astride two tiles), so its name is doubtful (the photo is asked again)."""
