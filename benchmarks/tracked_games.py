@@ -39,8 +39,11 @@ rendered image (the vote tracker, reader and tracker still run on every frame). 
 renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
 `recognition.table_key` (what the camera can know of a state).
 
-Prints per game: games, final state equal to the truth %, questions per game, silently wrong
-(an applied explanation that differs from the truth, never flagged to the user): must be 0,
+Prints per game: games, final state equal to the truth %, questions per game, half-seen moves
+told per game (an applied explanation that differs from the truth but leaves the rules waiting
+for a deal or a draw: the tracker's ``pending`` event tells the user the move was not all seen),
+silently wrong games (an applied explanation that differs from the truth, never flagged to the
+user): must be 0,
 frames, seconds; with ``--pixels`` also seconds per move, ms per perceived (rendered) frame,
 how often the hand test saw the hand, and how many settled frames were read without problems.
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
@@ -247,12 +250,17 @@ class User:
     key: Callable[[Any], Any]
     questions: int = 0
     silent: int = 0
+    pending: int = 0  # wrong states the tracker flagged as half-seen moves (``pending``)
 
     def respond(self, seat: Seat, events: Sequence[Event], truth: Any) -> None:
+        told = any(event.kind == "pending" for event in events)
         for event in events:
             if event.kind == "applied" and self.key(seat.state) != self.key(truth):
-                self.silent += 1
-                seat.correct(truth)  # the user would notice later; count it and go on
+                if told:
+                    self.pending += 1  # the app said the move was not all seen
+                else:
+                    self.silent += 1
+                seat.correct(truth)  # the user corrects it (or would notice later); go on
             if event.kind == "question":
                 self.questions += 1
                 keys = [self.key(s) for s in seat.candidate_states()]
@@ -307,6 +315,7 @@ def play(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
         "final_ok": game.key(seat.state) == game.key(current) and seat.question is None,
         "questions": user.questions,
         "silent": user.silent,
+        "pending": user.pending,
         "frames": frames,
         "seconds": time.perf_counter() - start,
     }
@@ -482,6 +491,7 @@ def play_pixels(game: Game, seed: int, max_moves: int | None = None) -> dict[str
         "final_ok": key(seat.state) == key(current) and seat.question is None,
         "questions": user.questions,
         "silent": user.silent,
+        "pending": user.pending,
         "frames": counts.frames,
         "seconds": time.perf_counter() - start,
         "perceived": once.perceived,
@@ -506,6 +516,7 @@ def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
     line = (
         f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
         f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
+        f"  half-seen moves told/game {sum(r['pending'] for r in results) / n:5.2f}"
         f"  silently wrong games {silent_games}"
         f"  moves {moves}  frames {sum(r['frames'] for r in results)}  {seconds:6.1f} s"
     )

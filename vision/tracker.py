@@ -6,7 +6,9 @@ hand over the table, for at least `TrackerConfig.stable_seconds` and `min_frames
 new stable observation differs from the confirmed state's, the engine's `explain_states` is asked
 for the legal action sequences that produce it:
 
-- exactly one: it is applied (an ``applied`` event);
+- exactly one: it is applied (an ``applied`` event); when the state it leads to still waits
+  for chance (cards being dealt, tiles being drawn: the camera has not seen all of the move), a
+  ``pending`` event follows, so the user is told rather than left with a half-seen move;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
   answers (`answer`, `correct`), later stable observations are still tried against the confirmed
   state; one that is explained withdraws the question (a table caught half-way through a move).
@@ -97,8 +99,10 @@ class Event:
     """Something the app should show.
 
     Attributes:
-        kind: ``applied`` (actions applied), ``question`` (none or several explanations: ask),
-            ``withdrawn`` (an open question was resolved by a later observation).
+        kind: ``applied`` (actions applied), ``pending`` (after ``applied``: the state waits
+            for chance outcomes the camera has not seen yet), ``question`` (none or several
+            explanations: ask), ``withdrawn`` (an open question was resolved by a later
+            observation).
         actions: the applied actions (``applied``).
         candidates: the candidate action sequences (``question``; empty: nothing explains it).
         observation: the stable observation concerned.
@@ -291,6 +295,8 @@ class Tracker:
                 self._history.append(self.state)
                 self.state = state
                 events.append(Event("applied", actions=tuple(actions), observation=observation))
+                if self._waits_for_chance(state):
+                    events.append(Event("pending", observation=observation))
             return events
         if found or self.question is None:
             self.question = Event(
@@ -301,6 +307,13 @@ class Tracker:
             self._question_states = [state for _, state in found]
             events.append(self.question)
         return events
+
+    def _waits_for_chance(self, state: Any) -> bool:
+        """A deal or a draw under way: the rules wait for chance outcomes."""
+        from engines import game_rules
+
+        rules = game_rules(self.game)
+        return bool(rules.is_chance_node(state)) and not rules.is_over(state)
 
     # --- the user's answers ---------------------------------------------------------------------
     def answer(self, index: int) -> None:

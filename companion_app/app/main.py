@@ -572,12 +572,16 @@ class TableCompanionApp(App):
         return None if recognition is None else recognition(frame)
 
     def _on_event(self, event: Any) -> None:
-        """A tracker event: an explained change is applied; a question is asked."""
+        """A tracker event: an explained change is applied (and a half-seen one told); a
+        question is asked."""
         session = self.session
         if session is None or self.recognition is None:
             return
         if event.kind == "applied":
             self._apply_actions(event.actions)
+        elif event.kind == "pending":
+            # part of a move (a deal, a draw) was not seen: say so rather than look finished
+            self.root_view.ids.table.message = self.tr("table.pending")
         elif event.kind == "question":
             self._show_question(event)
         elif event.kind == "withdrawn" and self._question_popup is not None:

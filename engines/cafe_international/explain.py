@@ -57,12 +57,13 @@ class Observation:
             `UNKNOWN_TILE` for a tile seen but not identified, or None for an empty chair.
         bar: the tiles on the bar stools, in stool order (CI-14), `UNKNOWN_TILE` for one not
             identified.
-        hands: each player's face-up tiles (CI-6), sorted, or None when not seen.
+        hands: each player's face-up tiles (CI-6), sorted, or None when not seen; one
+            player's entry is None when that hand was not seen (the others were).
     """
 
     seated: tuple[str | None, ...]
     bar: tuple[str, ...] = ()
-    hands: tuple[tuple[str, ...], ...] | None = None
+    hands: tuple[tuple[str, ...] | None, ...] | None = None
 
     @classmethod
     def from_chairs(
@@ -70,7 +71,7 @@ class Observation:
         layout: Layout,
         seated: dict[str, str],
         bar: Sequence[str] = (),
-        hands: Sequence[Sequence[str]] | None = None,
+        hands: Sequence[Sequence[str] | None] | None = None,
     ) -> Observation:
         """Build from chair id → printed tile (a joker's ``@nationality`` is dropped)."""
         row = tuple(
@@ -79,7 +80,7 @@ class Observation:
         return cls(
             seated=row,
             bar=tuple(bar),
-            hands=None if hands is None else tuple(tuple(sorted(h)) for h in hands),
+            hands=None if hands is None else _sorted_hands(hands),
         )
 
     @property
@@ -96,12 +97,18 @@ class Observation:
         }
 
     def to_json(self, layout: Layout) -> dict[str, object]:
-        """JSON: seated by chair id, the bar, the hands (or null)."""
+        """JSON: seated by chair id, the bar, the hands (or null; a hand not seen: null)."""
         return {
             "seated": self.seated_by_chair(layout),
             "bar": list(self.bar),
-            "hands": None if self.hands is None else [list(h) for h in self.hands],
+            "hands": None
+            if self.hands is None
+            else [None if h is None else list(h) for h in self.hands],
         }
+
+
+def _sorted_hands(hands: Sequence[Sequence[str] | None]) -> tuple[tuple[str, ...] | None, ...]:
+    return tuple(None if h is None else tuple(sorted(h)) for h in hands)
 
 
 def observe(state: State, *, hands: bool = True) -> Observation:
@@ -153,7 +160,7 @@ def check_observation(observation: Observation, layout: Layout) -> list[Problem]
             )
         )
     for index, hand in enumerate(observation.hands or ()):
-        for tile in hand:
+        for tile in hand or ():
             if tile not in TILE_COUNTS:
                 problems.append(Problem("CI-2", f"unknown tile {tile!r} in hands[{index}]"))
             else:
@@ -246,18 +253,18 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
 
 def _draws(state: State, after: Observation) -> Iterable[Action]:
     """Refill draws (CI-17) that bring the drawer's hand towards the observed one."""
-    if after.hands is None:
-        return
     player = state.refill[0]
+    if after.hands is None or after.hands[player] is None:
+        return  # the drawer's hand was not seen: which tiles they drew is unknown
     missing = Counter(after.hands[player]) - Counter(state.hands[player])
     for tile in sorted(missing):
         yield Draw(tile)
 
 
 def _matches(state: State, after: Observation) -> bool:
-    if state.refill and after.hands is not None and not is_over(state):
+    if state.refill and _hand_seen(after, state.refill[0]) and not is_over(state):
         return False  # still drawing: the hands are not yet what they will be
-    shown = observe(state, hands=after.hands is not None)
+    shown = _shown(state, after)
     if not after.has_unknown:
         return shown == after
     return (
@@ -267,6 +274,20 @@ def _matches(state: State, after: Observation) -> bool:
         and all(map(_shows, shown.seated, after.seated))
         and all(map(_shows, shown.bar, after.bar))
     )
+
+
+def _hand_seen(observation: Observation, player: int) -> bool:
+    hands = observation.hands
+    return hands is not None and player < len(hands) and hands[player] is not None
+
+
+def _shown(state: State, after: Observation) -> Observation:
+    """What `state` shows of what `after` saw: only the hands that were seen."""
+    shown = observe(state, hands=after.hands is not None)
+    if shown.hands is None or after.hands is None or len(after.hands) != len(shown.hands):
+        return shown
+    hands = tuple(None if a is None else h for h, a in zip(shown.hands, after.hands, strict=True))
+    return Observation(shown.seated, shown.bar, hands)
 
 
 def explain_states(

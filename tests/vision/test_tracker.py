@@ -199,3 +199,22 @@ def test_a_flickering_detection_count_is_not_a_hand_but_a_real_jump_is() -> None
     jumping = [57, 40, 57, 38, 57, 41, 57, 39, 57, 40]
     assert _feed_counts(tracker, 1.0, Reading(observe(after)), jumping) == []
     assert tracker.state == state
+
+
+def test_kb6_a_deal_seen_half_done_is_applied_and_told_as_pending() -> None:
+    """KB-6: the cook deals 2 × players cards; a stable table showing only some of them is a
+    deal under way: applied, and a ``pending`` event tells the user the move is not all seen
+    (a finished deal with cards out of view would otherwise look like a finished move)."""
+    state = kb.new_game(["Anna", "Ben", "Cleo"])
+    assert kb.is_chance_node(state)
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 1)
+    partly = Observation.from_counts(offer={"ham": 1, "cheese": 1})
+    events = _feed(tracker, 1.0, 1.0, Reading(partly), 3)
+    assert [e.kind for e in events] == ["applied", "pending"]
+    assert kb.is_chance_node(tracker.state)
+    dealt = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 1)
+    events = _feed(tracker, 1.0, 1.0, Reading(observe(dealt)), 7)
+    assert [e.kind for e in events] == ["applied"]  # the whole deal: nothing pending

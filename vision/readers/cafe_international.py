@@ -642,9 +642,11 @@ def read_table(
     With `n_players`, tiles outside the board are each player's hand (sides as in `SIDES`);
     without, hands are not read (`Observation.hands` is None) and such tiles are ignored. An
     unidentified tile on one of the registration's markers is the marker, and is ignored. A
-    hand that cannot be read (a tile beside the board not identified, another game's piece, a
-    tile on a side where nobody sits) does not block the board: the hands are then not read
-    (None, which the rules' `explain` accepts) and ``seen["hands_unread"]`` says why.
+    hand that cannot be read (a tile beside it not identified, another game's piece there) does
+    not block the board nor the other hands: that player's hand is None (the rules' `explain`
+    accepts it: what they draw is then unknown), ``seen["hands_unread"]`` says why and
+    ``seen["hands_unread_sides"]`` which. A tile on a side where nobody sits leaves every hand
+    unread (`Observation.hands` None): which hand it belongs to is unknown.
 
     With `slots` (every chair and stool read from the frame, `vision.readers.cafe_slots`), the
     board is what the slots show: an empty slot is empty, an identified one holds its tile, and
@@ -664,6 +666,7 @@ def read_table(
     sides = SIDES.get(n_players or 0, ())
     hands: dict[str, list[str]] = {side: [] for side in sides}
     problems: list[str] = []
+    unread_sides: set[str] = set()  # a hand with a tile that could not be read
     board_problems: list[str] = []  # from detections on the board: replaced by the slots'
     u0, v0, u1, v1 = registration.extent_units
     on_marker = registration.is_on_marker(units)
@@ -671,22 +674,26 @@ def read_table(
         on_board = u0 <= u <= u1 and v0 <= v <= v1
         if identity is None and marker:
             continue  # a registration marker taken for a tile
+        side = None if on_board else _side(u, v, registration.extent_units)
         if identity is None:
             if on_board:
                 board_problems.append("a tile on the board could not be identified")
             elif n_players:
                 problems.append("a tile beside the board could not be identified")
+                unread_sides.add(str(side))
             continue
         if not str(identity).startswith(PREFIX):
             (board_problems if on_board else problems).append(foreign_problem(str(identity), GAME))
+            if not on_board:
+                unread_sides.add(str(side))
             continue
         tile = str(identity)[len(PREFIX) :]
-        if not on_board:
-            side = _side(u, v, registration.extent_units)
+        if side is not None:
             if side in hands:
                 hands[side].append(tile)
             elif n_players:
                 problems.append(f"a tile lies on the {side} side, where no player sits")
+                unread_sides.update(sides)
             continue
         d_chair = np.hypot(*(chair_pts - (u, v)).T)
         d_stool = np.hypot(*(stool_pts - (u, v)).T) if len(stool_pts) else np.array([np.inf])
@@ -728,6 +735,7 @@ def read_table(
     }
     if hands_unread:
         seen["hands_unread"] = list(hands_unread)
+        seen["hands_unread_sides"] = [side for side in sides if side in unread_sides]
     # taken but not identified: information for the user, not a reason to refuse the board
     notes = [f"a tile on chair {c} could not be identified" for c in unknown_chairs]
     notes += [f"a tile on bar stool {n} could not be identified" for n in unknown_stools]
@@ -739,11 +747,13 @@ def read_table(
         seen["notes"] = notes
     if problems:
         return Reading(None, tuple(dict.fromkeys(problems)), seen)
-    read_hands = n_players and not hands_unread
+    read_hands = bool(n_players) and any(side not in unread_sides for side in sides)
     observation = Observation(
         seated=tuple(seated),
         bar=tuple(bar),
-        hands=tuple(tuple(sorted(hands[side])) for side in sides) if read_hands else None,
+        hands=tuple(None if side in unread_sides else tuple(sorted(hands[side])) for side in sides)
+        if read_hands
+        else None,
     )
     return Reading(observation, (), seen)
 

@@ -94,6 +94,33 @@ def test_ci16_an_unchanged_table_after_a_visit_is_no_pass_while_a_move_exists() 
     assert explain(state, observe(state), visited=True) == []
 
 
+def test_ci6_ci17_a_hand_not_seen_leaves_its_refill_open_the_others_still_count() -> None:
+    """CI-6, CI-17: hands are face up, but the camera may miss one. With the drawer's hand not
+    seen, the seat is explained and the draws stay open (the state still waits for them);
+    with only another player's hand missing, the drawer's refill is explained as usual; a seen
+    hand that differs from the state's is no explanation."""
+    before, path, after = _first(_one_plain_seat)
+    drawer = before.current
+    full = observe(after)
+    assert full.hands is not None
+    blind = Observation(
+        full.seated, full.bar, tuple(None if i == drawer else h for i, h in enumerate(full.hands))
+    )
+    found = explain_states(before, blind)
+    assert len(found) == 1
+    actions, state = found[0]
+    assert actions == path[:1] and ci.is_chance_node(state)
+    other = (drawer + 1) % len(full.hands)
+    partial = Observation(
+        full.seated, full.bar, tuple(None if i == other else h for i, h in enumerate(full.hands))
+    )
+    assert [state for _, state in explain_states(before, partial)] == [after]
+    wrong = list(full.hands)
+    wrong[other] = ()
+    assert explain_states(before, Observation(full.seated, full.bar, tuple(wrong))) == []
+    assert blind.to_json(after.layout)["hands"][drawer] is None
+
+
 def test_ci8_nothing_explains_a_guest_at_a_foreign_table() -> None:
     """CI-8: a guest may only sit at a table of their own nationality: no explanation."""
     state = _settle(ci.new_game(["Anna", "Ben"]), random.Random(5))

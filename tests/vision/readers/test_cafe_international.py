@@ -84,9 +84,10 @@ def test_ci6_tiles_beside_the_board_are_the_players_face_up_hands() -> None:
     assert reading.ok and reading.observation.hands == (("cuba/w",), ("joker/m",))
 
 
-def test_ci6_an_unreadable_hand_leaves_the_hands_unread_not_the_board() -> None:
-    """CI-6: a tile beside the board that cannot be identified makes the hands unknown (None,
-    with the reason in `seen`), while the board's guests are still read; nothing is guessed."""
+def test_ci6_an_unreadable_hand_leaves_that_hand_unread_not_the_board() -> None:
+    """CI-6: a tile beside the board that cannot be identified makes that player's hand unknown
+    (None, with the reason and the side in `seen`), while the other hands and the board's
+    guests are still read; nothing is guessed."""
     u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
     tiles = [
         _at_units(*_chair("C01"), "cafe-international/china/w"),
@@ -96,8 +97,13 @@ def test_ci6_an_unreadable_hand_leaves_the_hands_unread_not_the_board() -> None:
     reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=2)
     assert reading.ok
     assert reading.observation.seated_by_chair(LAYOUT) == {"C01": "china/w"}
-    assert reading.observation.hands is None
+    assert reading.observation.hands == (("cuba/w",), None)
     assert reading.seen["hands_unread"] == ["a tile beside the board could not be identified"]
+    assert reading.seen["hands_unread_sides"] == ["far"]
+    # a tile on a side where nobody sits: no hand can be trusted
+    stray = [*tiles[:2], _at_units(u0 - 40, (v0 + v1) / 2, "cafe-international/usa/m")]
+    reading = read_table(detections(stray), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=2)
+    assert reading.ok and reading.observation.hands is None
     # the same unidentified tile on the board blocks the reading
     on_board = [*tiles[:2], _at_units(*_chair("C02"), None)]
     blocked = read_table(detections(on_board), SIZE, _registration(), LAYOUT, LAYOUT_JSON)
