@@ -34,8 +34,9 @@ and 96 % (Dice King) of move-to-move pairs; each zone's pieces stay in that zone
 is drawn per zone).
 To keep the cost at 2 renders and 2 perceptions per move, the hand frame (one hand reaching for
 a random piece, drawn by `hand_over`, standing still) is rendered once and fed 3 times and the
-settled frame rendered once and fed 8 times; the detector and identification run once per
-rendered image (the vote tracker, reader and tracker still run on every frame). Frames are the
+settled frame rendered once and fed 8 times (``--still-frames``: a table left still for
+longer); the detector and identification run once per rendered image (the vote tracker,
+reader and tracker still run on every frame). Frames are the
 renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
 `recognition.table_key` (what the camera can know of a state).
 
@@ -50,7 +51,7 @@ how often the hand test saw the hand, and how many settled frames were read with
 at that point (a quick run); the header says which cut was used.
 
     .venv/bin/python benchmarks/tracked_games.py [--pixels] [--games-per 20] [--max-moves N]
-        [--games NAME ...] [--csv FILE]
+        [--still-frames 8] [--games NAME ...] [--csv FILE]
 """
 
 from __future__ import annotations
@@ -273,7 +274,9 @@ class User:
 # --- truth-derived mode ---------------------------------------------------------------------------
 
 
-def play(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
+def play(
+    game: Game, seed: int, max_moves: int | None = None, still_frames: int = STILL_FRAMES
+) -> dict[str, Any]:
     start = time.perf_counter()
     truth, rng = game.new(seed)
     np_rng = np.random.default_rng(seed)
@@ -290,7 +293,7 @@ def play(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
         if hand_target is not None:
             hx, hy = hand_target
             schedule += [[(hx * f, -350 + (hy + 350) * f)] for f in (0.5, 0.8, 1.0)][:HAND_FRAMES]
-        schedule += [[]] * STILL_FRAMES
+        schedule += [[]] * still_frames
         for hands in schedule:
             reading, n = game.read(state, camera, np_rng, hands)
             frames += 1
@@ -431,7 +434,9 @@ class PixelCounts:
     still_read_ok: int = 0  # settled frames the reader read without problems
 
 
-def play_pixels(game: Game, seed: int, max_moves: int | None = None) -> dict[str, Any]:
+def play_pixels(
+    game: Game, seed: int, max_moves: int | None = None, still_frames: int = STILL_FRAMES
+) -> dict[str, Any]:
     perception, identifier = live_perception(game.name)  # before the clock: models load once
     start = time.perf_counter()
     truth, rng = game.new(seed)
@@ -481,7 +486,7 @@ def play_pixels(game: Game, seed: int, max_moves: int | None = None) -> dict[str
         )
         hand = hand_over(hand_rng, target)
         show(current, table.frame(pieces, [hand]), HAND_FRAMES, hand=True)
-        show(current, table.frame(pieces), STILL_FRAMES, hand=False)
+        show(current, table.frame(pieces), still_frames, hand=False)
     key = user.key
     return {
         "mode": "pixels",
@@ -534,12 +539,12 @@ def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
     )
 
 
-def header(pixels: bool, max_moves: int | None) -> str:
+def header(pixels: bool, max_moves: int | None, still_frames: int = STILL_FRAMES) -> str:
     if pixels:
         what = (
             "detections: REAL PIPELINE (the app's Recognition, live perception config) on"
             f" rendered {SIZE[0]}×{SIZE[1]} frames; each hand image fed {HAND_FRAMES}×, each"
-            f" settled image {STILL_FRAMES}×; camera and light fixed per game"
+            f" settled image {still_frames}×; camera and light fixed per game"
         )
     else:
         what = (
@@ -562,13 +567,19 @@ def main() -> None:
     parser.add_argument(
         "--max-moves", type=int, help="stop each game after this many moves (default: no limit)"
     )
+    parser.add_argument(
+        "--still-frames",
+        type=int,
+        default=STILL_FRAMES,
+        help=f"frames of the settled table after each move (default {STILL_FRAMES}, 10 per s)",
+    )
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
     if args.pixels and not detector_model_path().is_file():
         print(f"real detector: not available (no model at {detector_model_path()})")
         return
-    print(header(args.pixels, args.max_moves))
-    run = play_pixels if args.pixels else play
+    print(header(args.pixels, args.max_moves, args.still_frames))
+    run = functools.partial(play_pixels if args.pixels else play, still_frames=args.still_frames)
     rows = []
     for name in args.games:
         game = Game(name)
