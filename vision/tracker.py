@@ -9,6 +9,12 @@ for the legal action sequences that produce it:
 - exactly one: it is applied (an ``applied`` event); when the state it leads to still waits
   for chance (cards being dealt, tiles being drawn: the camera has not seen all of the move), a
   ``pending`` event follows, so the user is told rather than left with a half-seen move;
+- exactly one, but the observation holds pieces the camera could not identify (its
+  ``has_unknown``): a ``question`` with that one candidate, for the user to confirm
+  (`TrackerConfig.confirm_unknown`). The rules can always find some legal move behind a
+  misread table: on rendered King's Breakfast games (5, tracked from pixels) a pile of
+  stacked cards read as fewer cards was explained as a pile taken or an Emerald used, and
+  applied silently in 4 of 5 games; every one of those tables showed an unidentified card;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
   answers (`answer`, `correct`), later stable observations are still tried against the confirmed
   state; one that is explained withdraws the question (a table caught half-way through a move).
@@ -81,6 +87,8 @@ class TrackerConfig:
             most this many, or by `count_share` of the larger: a detector flickering on one of
             sixty small pieces is not a hand moving pieces (the observation must still be equal).
         count_share: see `count_slack`.
+        confirm_unknown: the one explanation of a table with unidentified pieces is asked
+            about (a question with one candidate), not applied.
     """
 
     stable_seconds: float = 0.5
@@ -92,6 +100,7 @@ class TrackerConfig:
     hand_background_seconds: float = 4.0
     count_slack: int = 2
     count_share: float = 0.05
+    confirm_unknown: bool = True
 
 
 @dataclass(frozen=True)
@@ -286,7 +295,8 @@ class Tracker:
         assert self.explain_states is not None
         found = self.explain_states(self.state, observation, visited=visited and not first)
         events: list[Event] = []
-        if len(found) == 1:
+        unsure = self.config.confirm_unknown and bool(getattr(observation, "has_unknown", False))
+        if len(found) == 1 and not (unsure and found[0][0]):
             actions, state = found[0]
             if self.question is not None:
                 events.append(Event("withdrawn", observation=observation))

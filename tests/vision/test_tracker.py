@@ -218,3 +218,31 @@ def test_kb6_a_deal_seen_half_done_is_applied_and_told_as_pending() -> None:
     _feed(tracker, 0.0, 1.0, Reading(observe(state)), 1)
     events = _feed(tracker, 1.0, 1.0, Reading(observe(dealt)), 7)
     assert [e.kind for e in events] == ["applied"]  # the whole deal: nothing pending
+
+
+def test_kb10_the_one_explanation_of_a_table_with_an_unknown_card_is_confirmed() -> None:
+    """KB-10: a pile taken while another pile shows a card that could not be identified: the
+    rules find one explanation, but a misread table can always be explained by something
+    legal, so the user confirms it (a question with one candidate) unless the tracker is
+    told to apply such explanations (`confirm_unknown` False)."""
+    state = _dealt()
+    foods = [f for f, n in zip(kb.FOODS, state.offer, strict=True) if n]
+    other = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n >= 2)
+    taken = next(f for f in foods if f != other)  # the unknown card can only be `other`'s
+    after = kb.apply(state, TakePile(taken))
+    seen = observe(after)
+    index = kb.FOODS.index(other)
+    offer = list(seen.offer)
+    offer[index] -= 1
+    unsure = Observation(tuple(offer), seen.king, seen.emeralds, seen.revealed, offer_unknown=1)
+    assert unsure.has_unknown
+    for confirm, kinds in ((True, ["question"]), (False, ["applied"])):
+        tracker = Tracker("kings-breakfast", state, TrackerConfig(confirm_unknown=confirm))
+        _feed(tracker, 0.0, 1.0, Reading(observe(state)), 9)
+        events = _feed(tracker, 1.0, 1.0, Reading(unsure), 7)
+        assert [e.kind for e in events] == kinds
+        if confirm:
+            assert events[0].candidates == ((TakePile(taken),),)
+            assert tracker.state == state
+            tracker.answer(0)
+        assert public_key(tracker.state) == public_key(after)
