@@ -40,7 +40,9 @@ reader and tracker still run on every frame). Frames are the
 renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
 `recognition.table_key` (what the camera can know of a state).
 
-Prints per game: games, final state equal to the truth %, questions per game, half-seen moves
+Prints per game: games, final state equal to the truth %, questions per game (and how many
+of them offered the true move among their candidates: one tap; the rest the user enters by
+hand), half-seen moves
 told per game (an applied explanation that differs from the truth but leaves the rules waiting
 for a deal or a draw: the tracker's ``pending`` event tells the user the move was not all seen),
 silently wrong games (an applied explanation that differs from the truth, never flagged to the
@@ -252,6 +254,7 @@ class User:
     questions: int = 0
     silent: int = 0
     pending: int = 0  # wrong states the tracker flagged as half-seen moves (``pending``)
+    offered: int = 0  # questions whose candidates held the truth
 
     def respond(self, seat: Seat, events: Sequence[Event], truth: Any) -> None:
         told = any(event.kind == "pending" for event in events)
@@ -266,6 +269,7 @@ class User:
                 self.questions += 1
                 keys = [self.key(s) for s in seat.candidate_states()]
                 if self.key(truth) in keys:
+                    self.offered += 1  # one tap on a candidate answers it
                     seat.answer(keys.index(self.key(truth)))
                 else:
                     seat.correct(truth)
@@ -319,6 +323,7 @@ def play(
         "questions": user.questions,
         "silent": user.silent,
         "pending": user.pending,
+        "offered": user.offered,
         "frames": frames,
         "seconds": time.perf_counter() - start,
     }
@@ -497,6 +502,7 @@ def play_pixels(
         "questions": user.questions,
         "silent": user.silent,
         "pending": user.pending,
+        "offered": user.offered,
         "frames": counts.frames,
         "seconds": time.perf_counter() - start,
         "perceived": once.perceived,
@@ -518,9 +524,12 @@ def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
     ok = sum(r["final_ok"] for r in results)
     silent_games = sum(1 for r in results if r["silent"])
     moves = sum(r["moves"] for r in results)
+    questions = sum(r["questions"] for r in results)
+    offered = sum(r["offered"] for r in results)
     line = (
         f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
-        f"  questions/game {sum(r['questions'] for r in results) / n:5.2f}"
+        f"  questions/game {questions / n:5.2f}"
+        f" (truth among the candidates {100 * offered / max(questions, 1):3.0f} %)"
         f"  half-seen moves told/game {sum(r['pending'] for r in results) / n:5.2f}"
         f"  silently wrong games {silent_games}"
         f"  moves {moves}  frames {sum(r['frames'] for r in results)}  {seconds:6.1f} s"
