@@ -146,8 +146,11 @@ def hand_in_frame(
     at least `skin_min_fraction` of the frame and holds `skin_min_share` of skin colour. Without
     one: a skin-coloured blob that large touching the border (a skin-coloured table is one).
     """
-    config = config or TrackerConfig()
-    ycrcb = small_ycrcb(frame)
+    return _arm_in(small_ycrcb(frame), config or TrackerConfig(), background)
+
+
+def _arm_in(ycrcb: np.ndarray, config: TrackerConfig, background: np.ndarray | None) -> bool:
+    """`hand_in_frame` on a frame already made `small_ycrcb`."""
     skin = cv2.inRange(ycrcb, SKIN_LOW, SKIN_HIGH)
     if background is not None and background.shape == ycrcb.shape:
         changed = np.abs(ycrcb - background).sum(axis=2) >= config.background_change
@@ -187,13 +190,13 @@ class TableBackground:
     def update(self, time_s: float, frame: np.ndarray) -> bool:
         """Whether `frame` shows a hand; the background then learns from it."""
         config = self.config
-        hand = hand_in_frame(frame, config, self.image)
+        current = small_ycrcb(frame)
+        hand = _arm_in(current, config, self.image)
         if self._start_s is None:
             self._start_s = time_s
         if time_s - self._start_s < config.hand_background_seconds:
             # warming up: the background may still hold an arm that was there from the start
-            hand = hand or hand_in_frame(frame, config)
-        current = small_ycrcb(frame)
+            hand = hand or _arm_in(current, config, None)
         if hand and self._hand_since_s is None:
             self._hand_since_s = time_s
         elif not hand:
@@ -234,10 +237,11 @@ class Tracker:
     _activity: bool = False
     _history: list[Any] = field(default_factory=list)
     _question_states: list[Any] = field(default_factory=list)
-    _background: TableBackground | None = None
+    _background: TableBackground = field(init=False)
     last_hand: bool = False
 
     def __post_init__(self) -> None:
+        self._background = TableBackground(self.config)
         if self.explain_states is None:
             module = importlib.import_module(EXPLAIN_MODULES[self.game])
             self.explain_states = module.explain_states
@@ -252,12 +256,7 @@ class Tracker:
     ) -> list[Event]:
         """Feed one frame: its time, the reader's result, the number of raw detections, and
         optionally the frame itself (for the skin test). Returns the events it caused."""
-        if frame is not None:
-            if self._background is None:
-                self._background = TableBackground(self.config)
-            hand = self._background.update(time_s, frame)
-        else:
-            hand = False
+        hand = frame is not None and self._background.update(time_s, frame)
         self.last_hand = hand
         usable = reading.ok and not hand
         key = (reading.observation, n_detections) if usable else None

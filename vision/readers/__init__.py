@@ -52,6 +52,18 @@ def card_centres(detections: Detections) -> np.ndarray:
     return centres
 
 
+def connected_groups(linked: np.ndarray) -> np.ndarray:
+    """Groups of a symmetric (n, n) relation taken in chains: each row's label is the least
+    index of its group (label propagation)."""
+    n = len(linked)
+    group = np.arange(n)
+    while True:
+        joined = np.minimum(np.where(linked, group[None, :], n).min(axis=1), group)
+        if np.array_equal(joined, group):
+            return group
+        group = joined
+
+
 def spread_pieces(
     detections: Detections, kind: str, *, inside: float = 0.8
 ) -> tuple[Detections, int]:
@@ -134,13 +146,8 @@ def _parts_of_an_unnamed_piece(detections: Detections, kind: str, small: np.ndar
     overlap = (
         np.minimum(b[:, None, 2:], b[None, :, 2:]) > np.maximum(b[:, None, :2], b[None, :, :2])
     ).all(-1)
-    # groups of parts that overlap one another, in chains: each takes its group's least index
-    group = np.arange(len(loose))
-    while True:
-        joined = np.where(overlap, group[None, :], len(loose)).min(axis=1)
-        if np.array_equal(joined, group):
-            break
-        group = joined
+    # groups of parts that overlap one another, in chains
+    group = connected_groups(overlap)
     for label in np.unique(group):
         rows = loose[group == label]
         union = np.concatenate([boxes[rows, :2].min(axis=0), boxes[rows, 2:].max(axis=0)])
@@ -185,6 +192,7 @@ __all__ = [
     "SPREAD_SMALLEST",
     "Reading",
     "card_centres",
+    "connected_groups",
     "foreign_problem",
     "small_pieces",
     "spread_pieces",

@@ -25,7 +25,14 @@ import numpy as np
 from engines.kings_breakfast.catalogue import FOODS
 from engines.kings_breakfast.explain import Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
+from vision.readers import (
+    Reading,
+    card_centres,
+    connected_groups,
+    foreign_problem,
+    small_pieces,
+    spread_pieces,
+)
 from vision.readers.zones import Zones, default_zones
 
 GAME = "kings-breakfast"
@@ -115,14 +122,7 @@ def pile_identities(
     linked = (overlap >= min_overlap * np.maximum(narrower, 1e-6)) & (
         zone_ids[:, None] == zone_ids[None]
     )
-    # columns: connected components of the overlap relation (label propagation)
-    label = np.arange(n)
-    while True:
-        spread = np.where(linked, label[None], n).min(axis=1)
-        spread = np.minimum(spread, label)
-        if np.array_equal(spread, label):
-            break
-        label = spread
+    label = connected_groups(linked)  # the columns
     named = 0
     for column in np.unique(label):
         members = np.flatnonzero(label == column)
