@@ -49,6 +49,7 @@ from vision.outline import refine_quad
 from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
+from vision.table_colours import table_colour_shares
 from vision.top_face import TopFaceConfig, TopFaceReader, TopFaceReadings
 
 
@@ -160,6 +161,16 @@ class PerceptionConfig:
             village, and a validation photo was scored wrong; at 0.9 every Dice King photo of
             160 validation tables (seeds 8,000,100+) was right / refused / wrong 323 / 237 / 0
             (0.5: 325 / 234 / 1).
+        table_like_share: an unnamed card or tile found less sure than
+            `table_like_below_score` is dropped when at least this share of its own pixels
+            has the table's colours (`vision.table_colours`): a box on the empty place of a
+            spread's grid. Not when a named piece of the frame shows the table's colours as
+            much (a yellow cheese card on a yellow cloth). A named one found less sure than
+            `table_like_name_below` that shows the table's colours at least
+            `table_like_name_share` (None: `table_like_share`) loses its name. None
+            (default): never.
+        table_like_below_score, table_like_name_below, table_like_name_share: see
+            `table_like_share`.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -193,6 +204,10 @@ class PerceptionConfig:
     name_min_score: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_family: float = 0.9
+    table_like_share: float | None = None
+    table_like_below_score: float = 0.4
+    table_like_name_below: float = 0.5
+    table_like_name_share: float | None = None
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -712,7 +727,42 @@ class Perception:
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
             detections, matches = _unnamed(detections, matches, doubtful)
+        if self.config.table_like_share is not None:
+            shares = self._table_shares(frame, detections)
+            detections, matches = self._table_like(detections, matches, shares)
         return detections, matches
+
+    def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
+        """(n,) each card's and tile's share of the table's colours (`vision.table_colours`);
+        NaN for dice and boxes that cannot be judged."""
+        shares = np.full(len(detections), np.nan)
+        rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
+        if len(rows):
+            shares[rows] = table_colour_shares(frame, detections.boxes_xyxy, rows)
+        return shares
+
+    def _table_like(
+        self, detections: Detections, matches: list[Match | None], shares: np.ndarray
+    ) -> tuple[Detections, list[Match | None]]:
+        """`table_like_share`: weak named boxes showing the table lose their names; weak
+        unnamed ones are dropped, unless a named piece shows the table's colours as much (the
+        pieces' faces then share the table's colours, and the test cannot tell them apart)."""
+        limit = self.config.table_like_share
+        if limit is None:
+            return detections, matches
+        name_limit = self.config.table_like_name_share
+        with np.errstate(invalid="ignore"):
+            table = shares >= limit  # NaN (cannot judge): False
+            name_table = shares >= (limit if name_limit is None else name_limit)
+        named = np.array([i is not None for i in detections.identities], bool)
+        doubtful = named & name_table & (detections.scores < self.config.table_like_name_below)
+        detections, matches = _unnamed(detections, matches, doubtful)
+        if (named & ~doubtful & table).any():
+            return detections, matches
+        drop = ~named & table & (detections.scores < self.config.table_like_below_score)
+        if not drop.any():
+            return detections, matches
+        return detections[~drop], [m for m, d in zip(matches, drop, strict=True) if not d]
 
     def _reader_games(self) -> tuple[str, ...] | None:
         """The games the piece reader may name pieces of: those asked about, less those with

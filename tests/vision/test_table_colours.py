@@ -1,0 +1,152 @@
+"""Boxes that show only the table (`vision.table_colours`, `PerceptionConfig.table_like_share`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.vision.test_detections import make
+from vision.gallery import Gallery
+from vision.table_colours import table_colour_shares
+
+
+def speckled_table(seed: int = 0, size: tuple[int, int] = (480, 640)) -> np.ndarray:
+    """A cloth of two greens with dark speckles and noise (a busy table, not a flat colour)."""
+    rng = np.random.default_rng(seed)
+    h, w = size
+    light = rng.random((h, w, 1)) < 0.5
+    frame = np.where(light, np.array([60, 110, 50]), np.array([70, 125, 60])).astype(np.uint8)
+    dots = rng.random((h, w)) < 0.02
+    frame[dots] = (20, 30, 25)
+    return np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+
+
+def with_card(frame: np.ndarray, box: list[int], seed: int) -> np.ndarray:
+    """A printed card: a cream face with a coloured picture and dark print."""
+    rng = np.random.default_rng(seed)
+    x1, y1, x2, y2 = box
+    frame[y1:y2, x1:x2] = (200, 225, 235)
+    cx, cy, r = (x1 + x2) // 2, (y1 + y2) // 2, (x2 - x1) // 4
+    frame[cy - r : cy + r, cx - r : cx + r] = (40, 60, 200)
+    rows = rng.integers(y1 + 4, y2 - 4, 6)
+    frame[rows, x1 + 6 : x2 - 6] = (30, 30, 30)
+    return frame
+
+
+CARDS = [[100, 150, 170, 250], [180, 150, 250, 250], [260, 150, 330, 250]]
+EMPTY = [340, 150, 410, 250]  # the grid's next place, left empty
+
+
+def test_a_box_on_the_empty_table_has_the_tables_colours_and_cards_do_not() -> None:
+    frame = speckled_table()
+    for k, box in enumerate(CARDS):
+        frame = with_card(frame, box, k)
+    boxes = np.array([*CARDS, EMPTY], np.float32)
+    shares = table_colour_shares(frame, boxes, [0, 1, 2, 3])
+    assert shares[3] >= 0.95
+    assert (shares[:3] <= 0.5).all()
+
+
+def test_a_box_mostly_under_others_or_a_frame_without_table_cannot_be_judged() -> None:
+    frame = speckled_table()
+    boxes = np.array([[100, 100, 300, 300], [110, 110, 290, 290]], np.float32)
+    assert np.isnan(table_colour_shares(frame, boxes, [1])).all()  # all of it under the first
+    whole = np.array([[0, 0, 640, 480], [50, 50, 100, 100]], np.float32)
+    assert np.isnan(table_colour_shares(frame, whole, [1])).all()  # no table left to sample
+    assert table_colour_shares(frame, whole, []).shape == (0,)
+
+
+def test_bad_frames_are_refused_with_the_reason() -> None:
+    with pytest.raises(ValueError, match="uint8"):
+        table_colour_shares(np.zeros((10, 10), np.uint8), np.zeros((1, 4)), [0])
+    with pytest.raises(ValueError, match="uint8"):
+        table_colour_shares(np.zeros((10, 10, 3), np.uint16), np.zeros((1, 4)), [0])
+
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
+@pytest.mark.parametrize("weak_score", [0.2, 0.6])
+def test_the_pipeline_drops_only_weak_unnamed_boxes_showing_the_table(weak_score: float) -> None:
+    """`table_like_share`: a weak unnamed box on the empty table is dropped; the same box found
+    surely (at or above `table_like_below_score`) stays, unnamed, and so do the cards."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    frame = speckled_table(1)
+    for k, box in enumerate(CARDS):
+        frame = with_card(frame, box, k)
+    detections = make(["card"] * 4).with_fields(
+        boxes_xyxy=np.array([*CARDS, EMPTY], np.float32),
+        scores=np.array([0.9, 0.9, 0.9, weak_score], np.float32),
+    )
+    # an empty gallery: nothing is named, so only the table test decides
+    config = PerceptionConfig(piece_reader="off", table_like_share=0.85)
+    perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+    kept = perception.identify(frame, detections)
+    expected = 3 if weak_score < config.table_like_below_score else 4
+    assert len(kept) == expected
+    assert kept.boxes_xyxy[:3].tolist() == np.array(CARDS, np.float32).tolist()
+    plain = Perception(
+        PerceptionConfig(piece_reader="off"), identifier=Identifier(_empty_gallery())
+    )
+    assert len(plain.identify(frame, detections)) == 4
+
+
+def _empty_gallery() -> Gallery:
+    return Gallery(references=())
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
+def test_weak_names_on_the_table_are_withdrawn_and_table_coloured_faces_stop_the_drop() -> None:
+    """A weak box named a piece but showing the table's colours (a polka cloth's squares named
+    cheese) keeps no name: the photo is asked again, never scored with it. When a surely named
+    piece shows the table's colours as much (a yellow card on a yellow cloth), no box is dropped
+    for its colours: the test cannot tell pieces from the table there."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    config = PerceptionConfig(piece_reader="off", table_like_share=0.85)
+    perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+    detections = make(["card"] * 4).with_fields(
+        scores=np.array([0.9, 0.45, 0.3, 0.9], np.float32),
+        identities=np.array(["kings-breakfast/ham", "kings-breakfast/cheese", None, None], object),
+        identity_scores=np.array([0.99, 0.99, 0.0, 0.0], np.float32),
+    )
+    matches: list = [None] * 4
+    shares = np.array([0.2, 0.95, 0.97, np.nan])
+    kept, _ = perception._table_like(detections, matches, shares)
+    # the weak "cheese" loses its name, the weak unnamed box goes, the unjudged one stays
+    assert list(kept.identities) == ["kings-breakfast/ham", None, None]
+    assert kept.scores.tolist() == pytest.approx([0.9, 0.45, 0.9])
+    yellow = np.array([0.9, 0.95, 0.97, np.nan])  # the sure ham card shows the table too
+    kept, _ = perception._table_like(detections, matches, yellow)
+    assert len(kept) == 4 and list(kept.identities)[1] is None
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
+def test_names_may_be_withdrawn_at_a_lower_share_than_boxes_are_dropped() -> None:
+    """`table_like_name_share`: a weak named box showing the table's colours over 0.6 of its
+    pixels (a confetti cloth above a pile named a village) loses its name; an unnamed one as
+    table-coloured is not dropped (that needs `table_like_share`)."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    config = PerceptionConfig(piece_reader="off", table_like_share=0.85, table_like_name_share=0.6)
+    perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+    detections = make(["card"] * 3).with_fields(
+        scores=np.array([0.46, 0.46, 0.3], np.float32),
+        identities=np.array(["dice-king/village-mine-2", "dice-king/orc-1", None], object),
+        identity_scores=np.array([0.95, 0.95, 0.0], np.float32),
+    )
+    kept, _ = perception._table_like(detections, [None] * 3, np.array([0.81, 0.5, 0.81]))
+    assert list(kept.identities) == [None, "dice-king/orc-1", None]
