@@ -78,10 +78,10 @@ import engines.cafe_international as ci  # noqa: E402
 import engines.dice_king as dk  # noqa: E402
 import engines.kings_breakfast as kb  # noqa: E402
 from companion_app.viewmodels.recognition import (  # noqa: E402
-    LIVE_PIECE_READER,
     Recognition,
     _reader_for,
     detector_model_path,
+    live_perception_config,
     table_key,
 )
 from datasets.render.layouts import board_unit_to_local_mm  # noqa: E402
@@ -336,20 +336,11 @@ def play(
 def live_perception(game: str) -> tuple[Any, Any]:
     """The perception pipeline and identifier of `game`, configured as the app's live table
     (`load_recognition`): built once per game and process (models load in seconds)."""
-    from vision.corner_refiner import CornerRefinerConfig
-    from vision.detector import DetectorConfig
     from vision.gallery import default_gallery
     from vision.identify import Identifier
-    from vision.pipeline import Perception, PerceptionConfig
-    from vision.top_face import TopFaceConfig
+    from vision.pipeline import Perception
 
-    config = PerceptionConfig(
-        detector=DetectorConfig(threads=1),
-        corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
-        top_face_reader=TopFaceConfig(threads=1, views=1),
-        outline_look=False,
-        piece_reader=LIVE_PIECE_READER,
-    )
+    config = live_perception_config(game)
     # the shipped companion art only (as the app's demo): no enrolled faces of this machine
     identifier = Identifier(default_gallery([game]))
     path = detector_model_path()

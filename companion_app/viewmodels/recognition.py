@@ -330,6 +330,25 @@ class Recognition:
 LIVE_PIECE_READER = "off"
 
 
+def live_perception_config(game: str) -> Any:
+    """The `vision.pipeline.PerceptionConfig` of the live table of `game` (the app and the
+    tracked-games benchmark share it)."""
+    from vision.corner_refiner import CornerRefinerConfig
+    from vision.detector import DetectorConfig
+    from vision.pipeline import PerceptionConfig
+    from vision.top_face import TopFaceConfig
+
+    # one thread: the other core draws the preview; no outline look (3.5 ms a piece): the
+    # app votes over frames instead
+    return PerceptionConfig(
+        detector=DetectorConfig(threads=1),
+        corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
+        top_face_reader=TopFaceConfig(threads=1, views=1),
+        outline_look=False,
+        piece_reader=LIVE_PIECE_READER,
+    )
+
+
 def load_recognition(
     game: str,
     state: Any,
@@ -351,22 +370,11 @@ def load_recognition(
     if not path.is_file():
         raise RecognitionUnavailable(f"no detector model at {path}")
     try:
-        from vision.corner_refiner import CornerRefinerConfig
-        from vision.detector import DetectorConfig
         from vision.gallery import default_gallery, load_gallery
         from vision.identify import Identifier
-        from vision.pipeline import Perception, PerceptionConfig
-        from vision.top_face import TopFaceConfig
+        from vision.pipeline import Perception
 
-        # one thread: the other core draws the preview; no outline look (3.5 ms a piece): the
-        # app votes over frames instead
-        config = PerceptionConfig(
-            detector=DetectorConfig(threads=1),
-            corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
-            top_face_reader=TopFaceConfig(threads=1, views=1),
-            outline_look=False,
-            piece_reader=LIVE_PIECE_READER,
-        )
+        config = live_perception_config(game)
         identifier = Identifier(default_gallery([game]) if demo else load_gallery([game]))
         perception = Perception(config, detector_model=path, identifier=identifier, games=[game])
     except (ImportError, ValueError) as error:  # ModelError is a ValueError
