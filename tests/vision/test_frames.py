@@ -124,3 +124,59 @@ def test_open_source_dispatches(tmp_path: Path) -> None:
     with pytest.raises(FrameSourceError, match="no camera, video or folder"):
         open_source(str(tmp_path / "nothing"))
     assert issubclass(FrameSourceError, ValueError)  # the cli turns these into exit 2
+
+
+class _FakeCapture:
+    """A camera that offers one mode: it takes the asked size when it has it, else 640 × 480."""
+
+    def __init__(self, modes: set[tuple[int, int]]) -> None:
+        self.modes: set[tuple[int, int]] = modes
+        self.asked: dict[int, int] = {}
+        self.size = (640, 480)
+
+    def isOpened(self) -> bool:  # noqa: N802 (cv2's name)
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = int(value)
+        want = (
+            self.asked.get(cv2.CAP_PROP_FRAME_WIDTH, self.size[0]),
+            self.asked.get(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1]),
+        )
+        if want in self.modes:
+            self.size = want
+        return True
+
+    def get(self, prop: int) -> float:
+        return float(
+            {cv2.CAP_PROP_FRAME_WIDTH: self.size[0], cv2.CAP_PROP_FRAME_HEIGHT: self.size[1]}.get(
+                prop, 0
+            )
+        )
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        return True, np.zeros((self.size[1], self.size[0], 3), np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_camera_is_asked_for_1280_by_720_and_says_what_it_delivers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.frames as frames
+
+    hd = _FakeCapture({(640, 480), (1280, 720)})
+    monkeypatch.setattr(frames, "_quietly_open", lambda index: hd)
+    camera = CameraSource(0)
+    frame = camera.read()
+    assert camera.resolution == (1280, 720)
+    assert frame is not None and frame.shape == (720, 1280, 3)
+    small = _FakeCapture({(640, 480)})  # a camera without the mode keeps its own
+    monkeypatch.setattr(frames, "_quietly_open", lambda index: small)
+    assert CameraSource(0).resolution == (640, 480)
+    default = _FakeCapture({(640, 480), (1280, 720)})
+    monkeypatch.setattr(frames, "_quietly_open", lambda index: default)
+    assert CameraSource(0, resolution=None).resolution == (640, 480) and not default.asked
+    with pytest.raises(FrameSourceError, match="resolution"):
+        CameraSource(0, resolution=(0, 720))
