@@ -325,13 +325,19 @@ class Tracker:
         return bool(rules.is_chance_node(state)) and not rules.is_over(state)
 
     # --- the user's answers ---------------------------------------------------------------------
-    def answer(self, index: int) -> None:
-        """The user picked candidate `index` of the open question."""
+    def answer(self, index: int) -> list[Event]:
+        """The user picked candidate `index` of the open question. Returns ``[pending]`` when
+        the picked state waits for a deal or a draw the camera has not seen yet (told as after
+        an ``applied`` event), else nothing."""
         if self.question is None or not 0 <= index < len(self.question.candidates):
             raise ValueError(f"no candidate {index} to pick")
+        observation = self.question.observation
         self._history.append(self.state)
         self.state = self._question_states[index]
         self.question = None
+        if self._waits_for_chance(self.state):
+            return [Event("pending", observation=observation)]
+        return []
 
     def correct(self, state: Any) -> None:
         """The user set the state by hand (nothing explained what was seen)."""

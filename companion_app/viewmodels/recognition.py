@@ -292,6 +292,7 @@ class Recognition:
 
     def answer(self, index: int) -> tuple[Any, ...]:
         """The player picked candidate `index`; returns its actions (apply them to the session).
+        When the picked move waits for a deal or a draw, a ``pending`` event is queued.
 
         Raises:
             ValueError: no open question, or no such candidate.
@@ -301,8 +302,11 @@ class Recognition:
             if question is None or not 0 <= index < len(question.candidates):
                 raise ValueError(f"no candidate {index} to pick")
             actions = tuple(question.candidates[index])
-            self._tracker.answer(index)
-            return actions
+            told = self._tracker.answer(index)
+        if told:  # a half-seen move: the UI says so when it next takes the events
+            with self._events_lock:
+                self._events.extend(told)
+        return actions
 
     def sync(self, state: Any) -> None:
         """The session's state changed by hand (a tap, undo, a correction): follow it."""

@@ -239,3 +239,28 @@ def test_the_cafe_board_is_read_slot_by_slot_without_any_detection() -> None:
         seated += len(truth)
     assert wrong == 0
     assert right >= 0.85 * seated
+
+
+def test_a_picked_candidate_that_waits_for_a_deal_is_told_to_the_ui() -> None:
+    """KB-6: the player picks a candidate of a deal seen in part; the session gets its actions
+    and the UI's next `take_events` holds a ``pending`` event (the rest of the deal to come)."""
+    import engines.kings_breakfast as kb
+    from engines.kings_breakfast.explain import Observation, observe
+    from vision.readers import Reading
+
+    game = "kings-breakfast"
+    recognition = _recognition(game, load_manifest(game), [0], [0.0])
+    state = kb.new_game(["Anna", "Ben", "Cleo"])
+    recognition.sync(state)
+    tracker = recognition._tracker
+    seen = Observation.from_counts(offer={"ham": 1, "cheese": 1})
+    partly = Observation(seen.offer, seen.king, seen.emeralds, seen.revealed, offer_unknown=1)
+    for k in range(10):
+        tracker.update(0.1 * k, Reading(observe(state)), 1)
+    for k in range(10, 20):
+        tracker.update(0.1 * k, Reading(partly), 3)
+    assert recognition.question is not None
+    recognition.take_events()
+    actions = recognition.answer(0)
+    assert actions and kb.is_chance_node(recognition.state)
+    assert [e.kind for e in recognition.take_events()] == ["pending"]

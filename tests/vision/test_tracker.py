@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 import engines.kings_breakfast as kb
 from engines.api import random_step
@@ -220,6 +221,24 @@ def test_kb6_a_deal_seen_half_done_is_applied_and_told_as_pending() -> None:
     assert [e.kind for e in events] == ["applied"]  # the whole deal: nothing pending
 
 
+def test_kb6_a_deal_under_way_picked_from_a_question_is_told_as_pending() -> None:
+    """KB-6: a deal seen in part, with a card that could not be identified, is asked about;
+    the state the user picks still waits for the rest of the deal, so a ``pending`` event
+    tells them, as after an applied half-seen move."""
+    state = kb.new_game(["Anna", "Ben", "Cleo"])
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 1)
+    seen = Observation.from_counts(offer={"ham": 1, "cheese": 1})
+    partly = Observation(seen.offer, seen.king, seen.emeralds, seen.revealed, offer_unknown=1)
+    events = _feed(tracker, 1.0, 1.0, Reading(partly), 7)
+    assert [e.kind for e in events] == ["question"]
+    told = tracker.answer(0)
+    assert [e.kind for e in told] == ["pending"]
+    assert kb.is_chance_node(tracker.state) and tracker.question is None
+    with pytest.raises(ValueError, match="no candidate"):
+        tracker.answer(0)  # the question is closed
+
+
 def test_kb10_the_one_explanation_of_a_table_with_an_unknown_card_is_confirmed() -> None:
     """KB-10: a pile taken while another pile shows a card that could not be identified: the
     rules find one explanation, but a misread table can always be explained by something
@@ -244,5 +263,5 @@ def test_kb10_the_one_explanation_of_a_table_with_an_unknown_card_is_confirmed()
         if confirm:
             assert events[0].candidates == ((TakePile(taken),),)
             assert tracker.state == state
-            tracker.answer(0)
+            assert tracker.answer(0) == []  # the move is whole: nothing to tell
         assert public_key(tracker.state) == public_key(after)
