@@ -301,20 +301,20 @@ def play(
     frames = moves = 0
     current = truth
 
-    def show(state: Any, hand_target: tuple[float, float] | None) -> None:
+    def show(state: Any, hand_target: tuple[float, float] | None, still: int) -> None:
         nonlocal clock, frames
         schedule: list[list] = []
         if hand_target is not None:
             hx, hy = hand_target
             schedule += [[(hx * f, -350 + (hy + 350) * f)] for f in (0.5, 0.8, 1.0)][:HAND_FRAMES]
-        schedule += [[]] * still_frames
+        schedule += [[]] * still
         for hands in schedule:
             reading, n = game.read(state, camera, np_rng, hands)
             frames += 1
             user.respond(seat, seat.tracker.update(clock, reading, n), state)
             clock += 1.0 / FPS
 
-    show(current, None)
+    show(current, None, still_frames)
     for current in game.moves(truth, rng, max_moves):
         moves += 1
         pieces = [
@@ -323,12 +323,8 @@ def play(
             if p.kind != "board"
         ]
         target = pieces[int(np_rng.integers(len(pieces)))].centre_mm if pieces else (0.0, 0.0)
-        show(current, target)
-    for _ in range(final_frames):
-        reading, n = game.read(current, camera, np_rng, [])
-        frames += 1
-        user.respond(seat, seat.tracker.update(clock, reading, n), current)
-        clock += 1.0 / FPS
+        show(current, target, still_frames)
+    show(current, None, final_frames)
     return {
         "mode": "truth",
         "game": game.name,

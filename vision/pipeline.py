@@ -734,11 +734,15 @@ class Perception:
 
     def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
         """(n,) each card's and tile's share of the table's colours (`vision.table_colours`);
-        NaN for dice and boxes that cannot be judged."""
+        NaN for dice and boxes that cannot be judged, and for all when no card or tile is weak
+        enough for `table_like_share` to touch (most photos: nothing to compute)."""
         shares = np.full(len(detections), np.nan)
-        rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
-        if len(rows):
-            shares[rows] = table_colour_shares(frame, detections.boxes_xyxy, rows)
+        pieces = np.isin(detections.kinds, ("card", "tile"))
+        weak = max(self.config.table_like_below_score, self.config.table_like_name_below)
+        if not (pieces & (detections.scores < weak)).any():
+            return shares
+        rows = np.flatnonzero(pieces)
+        shares[rows] = table_colour_shares(frame, detections.boxes_xyxy, rows)
         return shares
 
     def _table_like(
