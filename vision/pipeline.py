@@ -156,6 +156,14 @@ class PerceptionConfig:
             every piece named a face of the prefix and every piece the piece reader finds at
             least `face_family` likely to show one of them, and its name replaces theirs;
             below the probability the piece stays unnamed. Empty (default): none.
+        face_agreement: identity prefix (of `face_readers`) → (the least probability the
+            piece reader must give a piece's name, the least share of the face reader's odds of
+            a face): the face reader keeps such a name by agreeing rather than by its own
+            certainty, when its likeliest *face* (its "no face" class set aside) is that name
+            with at least that share of its odds of a face. The face reader's "no face" odds rose on
+            pieces both readers named alike (a ham card at 1.00 by the piece reader, ham 0.66 /
+            no face 0.34 by the face reader): it speaks to whether a face is there, which the
+            detector and the piece reader have settled. Empty (default): never.
         face_family: see `face_readers`. 0.9: at 0.5 the Dice King reader named a box mostly on
             the table beside a card (the piece reader's odds of a Dice King face 0.69) a
             village, and a validation photo was scored wrong; at 0.9 every Dice King photo of
@@ -171,6 +179,16 @@ class PerceptionConfig:
             (default): never.
         table_like_below_score, table_like_name_below, table_like_name_share: see
             `table_like_share`.
+        oversized_name: a named card or tile whose box is at least this many times the
+            median named piece's of its kind in both width and height (with 3 named or more)
+            loses its name: the pieces of one photo are one size, and a box that large holds
+            no single piece (a yellow polka cloth below a spread, named cheese). None
+            (default): never.
+        off_size_unnamed: (smaller, larger): an unnamed card or tile whose box is under
+            `smaller` times the median named piece's of its kind in both width and height, or
+            at least `larger` times it in both (with 3 named or more), is dropped: too small to
+            be a piece even half covered (a speck of the cloth, a tile's emblem), or too large
+            to be one (a stretch of cloth around a spread's corner). None (default): never.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -203,11 +221,14 @@ class PerceptionConfig:
     near_not_pieces_from: float | None = None
     name_min_score: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
+    face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float = 0.9
     table_like_share: float | None = None
     table_like_below_score: float = 0.4
     table_like_name_below: float = 0.5
     table_like_name_share: float | None = None
+    oversized_name: float | None = None
+    off_size_unnamed: tuple[float, float] | None = None
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -423,6 +444,41 @@ def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.n
             if any(_intersection(boxes, i, j) > limit * min(areas[i], areas[j]) for j in rows[:n]):
                 doubtful[i] = True
     return doubtful
+
+
+def size_ratios(detections: Detections, least: int = 3) -> np.ndarray:
+    """(n, 2) each card's and tile's box width and height over the median named box of its
+    kind; NaN for dice and for kinds with fewer than `least` named."""
+    ratios = np.full((len(detections), 2), np.nan)
+    named = np.array([i is not None for i in detections.identities], bool)
+    sizes = (detections.boxes_xyxy[:, 2:] - detections.boxes_xyxy[:, :2]).astype(np.float64)
+    for kind in ("card", "tile"):
+        of_kind = detections.kinds == kind
+        if (named & of_kind).sum() < least:
+            continue
+        typical = np.maximum(np.median(sizes[named & of_kind], axis=0), 1e-6)
+        ratios[of_kind] = sizes[of_kind] / typical
+    return ratios
+
+
+def oversized_names(detections: Detections, limit: float, least: int = 3) -> np.ndarray:
+    """(n,) bool: named cards and tiles whose box is at least `limit` times the median named
+    box of their kind in both width and height, for kinds with at least `least` named."""
+    named = np.array([i is not None for i in detections.identities], bool)
+    with np.errstate(invalid="ignore"):
+        return named & (size_ratios(detections, least) >= limit).all(axis=1)
+
+
+def off_size_unnamed(
+    detections: Detections, smaller: float, larger: float, least: int = 3
+) -> np.ndarray:
+    """(n,) bool: unnamed cards and tiles whose box is under `smaller` times the median named
+    box of their kind in both width and height, or at least `larger` times it in both."""
+    named = np.array([i is not None for i in detections.identities], bool)
+    ratios = size_ratios(detections, least)
+    with np.errstate(invalid="ignore"):
+        off = (ratios < smaller).all(axis=1) | (ratios >= larger).all(axis=1)
+    return ~named & off
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -730,6 +786,13 @@ class Perception:
         if self.config.table_like_share is not None:
             shares = self._table_shares(frame, detections)
             detections, matches = self._table_like(detections, matches, shares)
+        if self.config.oversized_name is not None:
+            oversized = oversized_names(detections, self.config.oversized_name)
+            detections, matches = _unnamed(detections, matches, oversized)
+        if self.config.off_size_unnamed is not None:
+            drop = off_size_unnamed(detections, *self.config.off_size_unnamed)
+            detections = detections[~drop]
+            matches = [m for m, d in zip(matches, drop, strict=True) if not d]
         return detections, matches
 
     def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
@@ -933,10 +996,17 @@ class Perception:
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()
         matches = list(matches)
+        agree_from, agree_share = self.config.face_agreement.get(prefix, (np.inf, np.inf))
+        named_odds = self._odds_of_names(detections, odds)
         for k, row in enumerate(rows):
             p = readings.probabilities[k]
             best = int(p.argmax())
             if best == 0 or p[best] < limit:
+                if named_odds[row] >= agree_from:
+                    face = int(p[1:].argmax()) + 1
+                    share = float(p[face] / max(float(p[1:].sum()), 1e-12))
+                    if share >= agree_share and str(identities[row]) in faces.classes[face]:
+                        continue  # both readers name it alike: the piece reader's name stands
                 identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
             identities[row], scores[row] = faces.classes[best][0], float(p[best])

@@ -136,6 +136,42 @@ def test_the_zoom_finds_small_pieces_again_on_an_enlarged_region() -> None:
     assert np.isfinite(detections.corners_px).all()
 
 
+class _OtherZoom(_CentreBoxes):
+    """The first pass finds the centre card (150 px) at `first`; the zoomed pass boxes it at
+    `zoomed`, `side` px wide in the frame (106 px: IoU 0.5 with the first box; 75: 0.25)."""
+
+    def __init__(self, first: float, zoomed: float, side: float) -> None:
+        super().__init__(DetectorConfig(zoom_piece_px=450.0))
+        self.first, self.zoomed, self.side = first, zoomed, side
+
+    def _passes(self, frame: np.ndarray, long_side: int | None = None) -> tuple[np.ndarray, ...]:
+        box, scores, kinds, corners = super()._passes(frame, long_side)
+        if len(self.calls) == 1:
+            return box, np.full(1, self.first, np.float32), kinds, corners
+        h, w = frame.shape[:2]
+        half = self.side * 3 / 2  # the region is enlarged 3 times
+        other = np.array([[w / 2 - half, h / 2 - half, w / 2 + half, h / 2 + half]], np.float32)
+        corners = other[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)
+        return other, np.full(1, self.zoomed, np.float32), kinds, corners
+
+
+@pytest.mark.parametrize(
+    ("first", "zoomed", "side", "kept"),
+    [(0.6, 0.3, 106, [0.3, 0.6]), (0.6, 0.7, 106, [0.7]), (0.6, 0.3, 75, [0.3])],
+)
+def test_a_first_pass_piece_surer_than_the_zooms_box_on_it_is_kept(
+    first: float, zoomed: float, side: float, kept: list[float]
+) -> None:
+    """A scoring photo's tile the first pass found at 0.6 and the zoom only loosely at 0.3 is
+    kept too (the pipeline then keeps one of the two boxes), else it went uncounted; a zoomed
+    box surer than the first replaces it, and so does one on another place (IoU under 0.3):
+    the zoom sees small pieces better."""
+    detector = _OtherZoom(first, zoomed, side)
+    detections = detector.detect(np.zeros((600, 800, 3), np.uint8))
+    assert len(detector.calls) == 2  # the zoom ran
+    assert sorted(detections.scores.tolist()) == pytest.approx(kept)
+
+
 def test_the_zoom_region_ignores_speckles_of_the_table() -> None:
     detector = _CentreBoxes(DetectorConfig(zoom_piece_px=450.0), speckles=40)
     detector.detect(np.zeros((600, 800, 3), np.uint8))

@@ -510,6 +510,66 @@ def test_the_penalty_reader_overrules_a_gallery_that_misreads_the_number(
     assert named({PENALTY: 0.9}) in ("dice-king/penalty-9", "dice-king/penalty-10")
 
 
+class SplitFaceReader:
+    """A face reader unsure whether a face is there: odds `none` of "no face", the rest split
+    between the faces of `faces` (identity → share of the rest)."""
+
+    def __init__(self, real: PieceReader, none: float, faces: dict[str, float]) -> None:
+        self.classes = real.classes
+        self.p = np.zeros(len(real.classes), np.float32)
+        self.p[0] = none
+        for identity, share in faces.items():
+            self.p[real.class_index[identity]] = (1.0 - none) * share
+
+    def read(self, frame: np.ndarray, boxes: np.ndarray, games: object) -> object:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(probabilities=np.tile(self.p, (len(boxes), 1)))
+
+
+KB_AGREEMENT = {"kings-breakfast/": (0.9, 0.9)}
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("split", "agreement", "expected"),
+    [
+        ({"kings-breakfast/ham": 1.0}, {}, None),  # ham 0.66: under the face reader's 0.9
+        ({"kings-breakfast/ham": 1.0}, KB_AGREEMENT, "kings-breakfast/ham"),
+        ({"kings-breakfast/ham": 0.8, "kings-breakfast/wine": 0.2}, KB_AGREEMENT, None),
+        ({"kings-breakfast/wine": 1.0}, KB_AGREEMENT, None),  # the readers disagree
+        ({"kings-breakfast/ham": 1.0}, {"kings-breakfast/": (1.01, 0.9)}, None),
+    ],
+)
+def test_a_face_reader_keeps_a_name_it_agrees_with_though_unsure_of_a_face(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    split: dict[str, float],
+    agreement: dict[str, tuple[float, float]],
+    expected: str | None,
+) -> None:
+    """`face_agreement` (KB-19 counts each food): a ham card the piece reader names surely
+    keeps its name when the face reader's likeliest face is ham with 0.9 of its odds of a face,
+    though it gives 0.34 to "no face"; it loses it when the face reader prefers another food,
+    splits between foods, or the piece reader is less sure than asked."""
+    from tests.vision.test_pipeline_identify import NthLookIdentifier
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    config = PerceptionConfig(
+        face_readers={"kings-breakfast/": 0.9}, face_agreement=agreement, outline_look=False
+    )
+    perception = Perception(
+        config,
+        identifier=NthLookIdentifier(99),  # type: ignore[arg-type]
+        games=["kings-breakfast"],
+    )
+    fake = SplitFaceReader(reader, 0.34, split)
+    perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
+    assert perception.identify(frame, detections).identities[0] == expected
+
+
 def test_a_face_reader_for_an_unknown_prefix_is_refused_by_name() -> None:
     from vision.pipeline import PerceptionConfig
 

@@ -277,6 +277,48 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     assert doubtful.tolist() == [False, False, False, True, False]
 
 
+def test_a_named_box_far_larger_than_the_photos_pieces_loses_its_name() -> None:
+    """A photo's cards are one size (KB-19 counts laid-out cards): a named box 1.5 times the
+    median named card in width and in height holds no single card (a yellow cloth named
+    cheese), so its name is withdrawn; a box as large in one direction only (a turned card)
+    keeps it, and so does any box where fewer than three are named of its kind."""
+    from vision.pipeline import oversized_names
+
+    boxes = [[0, 0, 60, 80], [70, 0, 130, 80], [140, 0, 200, 80], [0, 100, 90, 220]]
+    boxes += [[100, 100, 190, 180], [0, 300, 90, 420]]
+    detections = make(["card"] * 4 + ["card", "tile"]).with_fields(
+        boxes_xyxy=np.array(boxes, np.float32),
+        identities=np.array(["kings-breakfast/ham"] * 5 + ["cafe-international/uk/m"], object),
+    )
+    assert oversized_names(detections, 1.45).tolist() == [False, False, False, True, False, False]
+    assert not oversized_names(detections, 1.6).any()
+    two_named = detections.with_fields(
+        identities=np.array(["kings-breakfast/ham", None, None, "kings-breakfast/ham"] + [None] * 2)
+    )
+    assert not oversized_names(two_named, 1.45).any()
+
+
+def test_unnamed_boxes_no_piece_could_fill_are_dropped() -> None:
+    """An unnamed box under half the photo's named cards in both width and height (a speck of
+    the cloth), or 1.45 times them in both (cloth around a spread's corner), is no card; one
+    half covered (small in one direction only) or of a card's size stays, and refuses the
+    photo (KB-19: a card left out would change the score). Named boxes are never dropped."""
+    from vision.pipeline import off_size_unnamed
+
+    named = [[0, 0, 60, 80], [70, 0, 130, 80], [140, 0, 200, 80]]
+    unnamed = [[0, 100, 25, 130], [0, 150, 60, 185], [0, 200, 95, 330], [100, 100, 160, 180]]
+    detections = make(["card"] * 7).with_fields(
+        boxes_xyxy=np.array(named + unnamed, np.float32),
+        identities=np.array(["kings-breakfast/ham"] * 3 + [None] * 4, object),
+    )
+    off = off_size_unnamed(detections, 0.5, 1.45)
+    assert off.tolist() == [False] * 3 + [True, False, True, False]
+    two_named = detections.with_fields(
+        identities=np.array(["kings-breakfast/ham"] * 2 + [None] * 5)
+    )
+    assert not off_size_unnamed(two_named, 0.5, 1.45).any()  # no size to compare with
+
+
 def test_one_piece_with_two_names_keeps_neither() -> None:
     """Two boxes of one piece named differently: which name is right is not known, so the
     piece kept is left unnamed (a scoring photo is asked again); the same name twice stays."""

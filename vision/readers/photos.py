@@ -91,8 +91,12 @@ PHOTO_DUPLICATE_OVERLAP = 0.6
 PHOTO_TILE_UNION = 1.3
 # two kept pieces whose boxes still overlap by more than this of the smaller: one of them is no
 # piece of its own (a box astride two, a corner), so the less sure one's name is withdrawn and the
-# photo asked again. Tiles never lie on each other; spread cards overlap by up to about a quarter.
-PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.4}
+# photo asked again. Tiles never lie on each other; spread cards overlap by up to about a quarter,
+# but turned cards' boxes more: of the named card boxes overlapping a surer one by more than 0.35
+# of the smaller on 120 validation tables a game (seeds 8,000,100+), all 63 were cards of their
+# own (IoU >= 0.5 with a piece no other box matched), up to 0.48; none was astride or on a
+# corner. 0.4 left 14 of them unnamed (their photos asked again); 0.5 leaves none.
+PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.5}
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which the
 # piece reader drops as no piece (`PHOTO_NOT_PIECE`) or which stay unnamed and refuse the photo
@@ -174,6 +178,19 @@ PHOTO_NAME_MIN_DETECTION: float | None = 0.4
 # weak named box there matched no piece.
 PHOTO_TABLE_LIKE_SHARE: float | None = 0.85
 PHOTO_TABLE_LIKE_NAME_SHARE: float | None = 0.6
+# A named piece whose box is this many times the photo's median named one, in width and in
+# height, loses its name (`PerceptionConfig.oversized_name`): a validation king photo (seed
+# 8,000,130) counted a cheese card too many, a box on the yellow polka cloth below the spread
+# that both readers named cheese at 0.99 (1.58 × the median card). Of the 8,365 pieces named
+# right on 70 validation tables a game (seeds 8,000,100+) none reached 1.4 (largest 1.35).
+PHOTO_OVERSIZED_NAME: float | None = 1.45
+# An unnamed box under half the photo's median named piece in width and in height, or at
+# least 1.45 times it in both, is dropped (`PerceptionConfig.off_size_unnamed`): it is no
+# piece, and kept it refuses the photo. On 60 validation tables a game (seeds 8,000,100+),
+# of the unnamed boxes left: boxes on no piece (IoU < 0.2) King's Breakfast 23 of 32, Dice King
+# 12 of 19, Café 13 of 19 are such; true pieces or parts of them (IoU >= 0.2): none of 54
+# (their width and height 0.5 to 1.22 times the median named).
+PHOTO_OFF_SIZE_UNNAMED: tuple[float, float] | None = (0.5, 1.45)
 # Dice King's faces differ in small print: penalty cards only in their number and crowns (DK-3),
 # inhabitants and villages in a value, a name or a dice rule; the gallery and the piece reader
 # (64 px) misread them now and then (penalty names standing only when the piece reader gave
@@ -195,6 +212,18 @@ PHOTO_FACE_READERS = {
     "dice-king/penalty-": 0.98,
     "kings-breakfast/": 0.9,
 }
+# ... and a card the piece reader names at least this surely keeps its name when the face
+# reader's likeliest face is the same, with 0.9 of its odds of a face
+# (`PerceptionConfig.face_agreement`): the face reader's "no face" odds left true cards unnamed
+# (ham 0.66 / no face 0.34, the piece reader ham at 1.00). Dice King's face reader splits its
+# odds between faces more (goblin 1 at 0.87 and 0.09 for goblin 3), so half its odds of a face
+# do there. Penalty cards are still read by their own reader at 0.98 afterwards: on a
+# validation photo all three readers took a penalty card of value 2 for one of value 1 (0.80,
+# 0.99 and 0.96). Every photo of validation tables, right / refused / wrong, without → with:
+# King's Breakfast (30 tables from seed 8,000,100) 138 / 12 / 0 → 141 / 9 / 0, (40 from
+# 8,000,130) 181 / 17 / 1 → 183 / 15 / 1; Dice King (30 from 8,000,100) 91 / 12 / 0 → 93 / 10
+# / 0, (60 from 8,000,160) 188 / 22 / 0 → 190 / 20 / 0.
+PHOTO_FACE_AGREEMENT = {"dice-king/": (0.9, 0.5), "kings-breakfast/": (0.9, 0.9)}
 # The piece reader scoring photos use: trained further than the live table's
 # (`models/piece_reader.md`, v7) on spreads and on what the detector boxes on the cloth beside
 # them. On the eval split's mixed tables it named fewer pieces and more wrongly than the
@@ -239,8 +268,11 @@ def perception_for(game: str | None) -> Any:
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
         face_readers=PHOTO_FACE_READERS,
+        face_agreement=PHOTO_FACE_AGREEMENT,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
         table_like_name_share=PHOTO_TABLE_LIKE_NAME_SHARE,
+        oversized_name=PHOTO_OVERSIZED_NAME,
+        off_size_unnamed=PHOTO_OFF_SIZE_UNNAMED,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(
@@ -315,6 +347,7 @@ __all__ = [
     "PHOTO_MIN_SCORE",
     "PHOTO_NAME_MIN_DETECTION",
     "PHOTO_FACE_READERS",
+    "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
