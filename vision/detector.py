@@ -57,7 +57,9 @@ class DetectorConfig:
             pieces the first pass found are about this wide (geometric mean of a box's sides) at
             the model's input: the region around them is cut out and enlarged (scoring photos
             often show a spread of small cards in the middle of the frame). The zoomed pass's
-            cards and tiles replace the first pass's. None: no zoom (the live table).
+            cards and tiles replace the first pass's in the region, but for those (placing the
+            region) surer than every zoomed box on them (IoU >= `ZOOM_SAME_PIECE_IOU`). None:
+            no zoom (the live table).
         zoom_min_score: first-pass cards and tiles at least this sure place the zoom's region.
         zoom_below: the zoom runs only when those pieces were narrower than this ×
             `zoom_piece_px` at the first pass's input.
