@@ -188,7 +188,8 @@ class PerceptionConfig:
             `smaller` times the median named piece's of its kind in both width and height, or
             at least `larger` times it in both (with 3 named or more), is dropped: too small to
             be a piece even half covered (a speck of the cloth, a tile's emblem), or too large
-            to be one (a stretch of cloth around a spread's corner). None (default): never.
+            to be one (a stretch of cloth around a spread's corner) and showing no piece
+            (`Perception._off_size`). None (default): never.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -471,14 +472,16 @@ def oversized_names(detections: Detections, limit: float, least: int = 3) -> np.
 
 def off_size_unnamed(
     detections: Detections, smaller: float, larger: float, least: int = 3
-) -> np.ndarray:
-    """(n,) bool: unnamed cards and tiles whose box is under `smaller` times the median named
-    box of their kind in both width and height, or at least `larger` times it in both."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) bool twice: unnamed cards and tiles whose box is under `smaller` times the median
+    named box of their kind in both width and height; and those at least `larger` times it in
+    both."""
     named = np.array([i is not None for i in detections.identities], bool)
     ratios = size_ratios(detections, least)
     with np.errstate(invalid="ignore"):
-        off = (ratios < smaller).all(axis=1) | (ratios >= larger).all(axis=1)
-    return ~named & off
+        small = (ratios < smaller).all(axis=1)
+        large = (ratios >= larger).all(axis=1)
+    return ~named & small, ~named & large
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -790,10 +793,32 @@ class Perception:
             oversized = oversized_names(detections, self.config.oversized_name)
             detections, matches = _unnamed(detections, matches, oversized)
         if self.config.off_size_unnamed is not None:
-            drop = off_size_unnamed(detections, *self.config.off_size_unnamed)
+            drop = self._off_size(frame, detections)
             detections = detections[~drop]
             matches = [m for m, d in zip(matches, drop, strict=True) if not d]
         return detections, matches
+
+    def _off_size(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
+        """(n,) bool: the unnamed boxes `off_size_unnamed` drops. A large one only when it
+        shows no piece of its own: the piece reader finds none in it (at least
+        `near_not_pieces_from`, else 0.9) or its own pixels have the table's colours (at least
+        `table_like_share`, else 0.85). A box twice a Café tile's size held the only trace of
+        a tile the detector missed (the reader: that tile at 0.76), and dropping it scored the
+        photo a tile short."""
+        assert self.config.off_size_unnamed is not None
+        small, large = off_size_unnamed(detections, *self.config.off_size_unnamed)
+        rows = np.flatnonzero(large)
+        if len(rows):
+            empty = np.zeros(len(rows), bool)
+            games = self._reader_games()
+            if self.piece_reader is not None and games:
+                none = self.piece_reader.read(frame, detections.boxes_xyxy[rows], games)
+                empty |= none.probabilities[:, 0] >= (self.config.near_not_pieces_from or 0.9)
+            shares = table_colour_shares(frame, detections.boxes_xyxy, rows)
+            with np.errstate(invalid="ignore"):
+                empty |= shares >= (self.config.table_like_share or 0.85)
+            large[rows] = empty
+        return small | large
 
     def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
         """(n,) each card's and tile's share of the table's colours (`vision.table_colours`);

@@ -298,11 +298,11 @@ def test_a_named_box_far_larger_than_the_photos_pieces_loses_its_name() -> None:
     assert not oversized_names(two_named, 1.45).any()
 
 
-def test_unnamed_boxes_no_piece_could_fill_are_dropped() -> None:
+def test_unnamed_boxes_no_piece_could_fill_are_found() -> None:
     """An unnamed box under half the photo's named cards in both width and height (a speck of
-    the cloth), or 1.45 times them in both (cloth around a spread's corner), is no card; one
-    half covered (small in one direction only) or of a card's size stays, and refuses the
-    photo (KB-19: a card left out would change the score). Named boxes are never dropped."""
+    the cloth), or 1.45 times them in both (cloth around a spread's corner), is no single
+    card; one half covered (small in one direction only) or of a card's size is (KB-19: a
+    card left out would change the score). Named boxes are never among them."""
     from vision.pipeline import off_size_unnamed
 
     named = [[0, 0, 60, 80], [70, 0, 130, 80], [140, 0, 200, 80]]
@@ -311,12 +311,48 @@ def test_unnamed_boxes_no_piece_could_fill_are_dropped() -> None:
         boxes_xyxy=np.array(named + unnamed, np.float32),
         identities=np.array(["kings-breakfast/ham"] * 3 + [None] * 4, object),
     )
-    off = off_size_unnamed(detections, 0.5, 1.45)
-    assert off.tolist() == [False] * 3 + [True, False, True, False]
+    small, large = off_size_unnamed(detections, 0.5, 1.45)
+    assert small.tolist() == [False] * 3 + [True, False, False, False]
+    assert large.tolist() == [False] * 3 + [False, False, True, False]
     two_named = detections.with_fields(
         identities=np.array(["kings-breakfast/ham"] * 2 + [None] * 5)
     )
-    assert not off_size_unnamed(two_named, 0.5, 1.45).any()  # no size to compare with
+    assert not np.concatenate(off_size_unnamed(two_named, 0.5, 1.45)).any()  # no size to compare
+
+
+@needs_models
+def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
+    """A box twice a card's size around a card no other box found holds that card: it stays
+    (the photo is asked again) unless the piece reader finds no piece in it; around bare
+    cloth it is dropped."""
+    from tests.vision.test_piece_reader import table_with
+    from vision.gallery import default_gallery
+    from vision.pipeline import PerceptionConfig
+
+    [face] = [
+        r.face
+        for r in default_gallery(["kings-breakfast"]).references
+        if r.identity == "kings-breakfast/ham"
+    ]
+    left, box = table_with(face, long_side=60)
+    frame = np.full((160, 480, 3), left[0, 0], np.uint8)  # the same plain cloth, wider
+    frame[:, :160] = left
+    x0, y0, x1, y1 = box
+    cw, ch = x1 - x0, y1 - y0
+    # three card-sized named boxes on the right; a large box around the card on the left (no
+    # other box found it) and one on bare cloth in the middle
+    named = [[300 + k * (cw + 4), 2, 300 + k * (cw + 4) + cw, 2 + ch] for k in range(3)]
+    around = [x0 - cw / 2, y0 - ch / 2, x1 + cw / 2, y1 + ch / 2]
+    cloth = [170, 20, 170 + 2 * cw, 20 + 2 * ch]
+    detections = make(["card"] * 5).with_fields(
+        boxes_xyxy=np.array(named + [around, cloth], np.float32),
+        identities=np.array(["kings-breakfast/ham"] * 3 + [None, None], object),
+        scores=np.full(5, 0.3, np.float32),
+    )
+    config = PerceptionConfig(off_size_unnamed=(0.5, 1.45))
+    perception = Perception(config, games=["kings-breakfast"])
+    drop = perception._off_size(frame, detections)
+    assert drop.tolist() == [False, False, False, False, True]
 
 
 def test_one_piece_with_two_names_keeps_neither() -> None:

@@ -389,6 +389,27 @@ def test_ci22_a_tile_much_smaller_than_the_others_refuses_the_photo() -> None:
     assert read_spread(detections([*tiles, near])).observation is not None
 
 
+def test_ci22_a_tile_box_far_from_square_refuses_the_photo() -> None:
+    """CI-22: tiles are square; a named "tile" box half again as long as it is wide is two
+    pieces seen as one, or another game's card (a Dice King photo read as Café had a dark red
+    card on a yellow cloth named Spain): asked again, never scored."""
+    tiles = detections(
+        [
+            piece("tile", (60 * i + 40, 60), f"cafe-international/{t}", half=25.0)
+            for i, t in enumerate(["joker/w", "italy/m", "spain/w"])
+        ]
+    )
+    boxes = tiles.boxes_xyxy.copy()
+    boxes[2, 3] += 0.3 * (boxes[2, 3] - boxes[2, 1])  # 1.3: a tile seen obliquely
+    assert read_spread(tiles.with_fields(boxes_xyxy=boxes)).observation is not None
+    boxes[2, 3] += 0.2 * (boxes[2, 3] - boxes[2, 1])  # 1.56
+    reading = read_spread(tiles.with_fields(boxes_xyxy=boxes))
+    assert reading.observation is None
+    assert reading.problems == (
+        "a tile in the photo is not square (two tiles seen as one, or another game's card?)",
+    )
+
+
 def test_ci22_a_tile_found_only_in_overlapping_parts_refuses_the_photo() -> None:
     """CI-22: unidentified boxes far smaller than the named tiles are set aside as the table's
     pattern, but not parts that overlap one another and together span a tile outside every
