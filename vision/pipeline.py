@@ -179,17 +179,14 @@ class PerceptionConfig:
             (default): never.
         table_like_below_score, table_like_name_below, table_like_name_share: see
             `table_like_share`.
-        oversized_name: a named card or tile whose box is at least this many times the
-            median named piece's of its kind in both width and height (with 3 named or more)
-            loses its name: the pieces of one photo are one size, and a box that large holds
-            no single piece (a yellow polka cloth below a spread, named cheese). None
-            (default): never.
-        off_size_unnamed: (smaller, larger): an unnamed card or tile whose box is under
-            `smaller` times the median named piece's of its kind in both width and height, or
-            at least `larger` times it in both (with 3 named or more), is dropped: too small to
-            be a piece even half covered (a speck of the cloth, a tile's emblem), or too large
-            to be one (a stretch of cloth around a spread's corner) and showing no piece
-            (`Perception._off_size`). None (default): never.
+        oversized: a card or tile whose box is at least this many times the median named
+            piece's of its kind in both width and height (with 3 named or more) is no single
+            piece: the pieces of one photo are one size. Named, it loses its name (a yellow
+            polka cloth below a spread, named cheese); unnamed, it is dropped when it shows no
+            piece (`Perception._oversized`: a stretch of cloth around a spread's corner). Boxes
+            too small to be pieces are the readers' to set aside (`vision.readers.
+            spread_pieces`, which keeps parts that together span a piece). None (default):
+            never.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -228,8 +225,7 @@ class PerceptionConfig:
     table_like_below_score: float = 0.4
     table_like_name_below: float = 0.5
     table_like_name_share: float | None = None
-    oversized_name: float | None = None
-    off_size_unnamed: tuple[float, float] | None = None
+    oversized: float | None = None
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -462,26 +458,12 @@ def size_ratios(detections: Detections, least: int = 3) -> np.ndarray:
     return ratios
 
 
-def oversized_names(detections: Detections, limit: float, least: int = 3) -> np.ndarray:
-    """(n,) bool: named cards and tiles whose box is at least `limit` times the median named
-    box of their kind in both width and height, for kinds with at least `least` named."""
-    named = np.array([i is not None for i in detections.identities], bool)
+def oversized_boxes(detections: Detections, limit: float, least: int = 3) -> np.ndarray:
+    """(n,) bool: cards and tiles whose box is at least `limit` times the median named box of
+    their kind in both width and height, for kinds with at least `least` named."""
     with np.errstate(invalid="ignore"):
-        return named & (size_ratios(detections, least) >= limit).all(axis=1)
-
-
-def off_size_unnamed(
-    detections: Detections, smaller: float, larger: float, least: int = 3
-) -> tuple[np.ndarray, np.ndarray]:
-    """(n,) bool twice: unnamed cards and tiles whose box is under `smaller` times the median
-    named box of their kind in both width and height; and those at least `larger` times it in
-    both."""
-    named = np.array([i is not None for i in detections.identities], bool)
-    ratios = size_ratios(detections, least)
-    with np.errstate(invalid="ignore"):
-        small = (ratios < smaller).all(axis=1)
-        large = (ratios >= larger).all(axis=1)
-    return ~named & small, ~named & large
+        large = size_ratios(detections, least) >= limit
+    return np.asarray(large.all(axis=1), bool)
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -789,36 +771,37 @@ class Perception:
         if self.config.table_like_share is not None:
             shares = self._table_shares(frame, detections)
             detections, matches = self._table_like(detections, matches, shares)
-        if self.config.oversized_name is not None:
-            oversized = oversized_names(detections, self.config.oversized_name)
-            detections, matches = _unnamed(detections, matches, oversized)
-        if self.config.off_size_unnamed is not None:
-            drop = self._off_size(frame, detections)
-            detections = detections[~drop]
-            matches = [m for m, d in zip(matches, drop, strict=True) if not d]
+        if self.config.oversized is not None:
+            detections, matches = self._oversized(frame, detections, matches)
         return detections, matches
 
-    def _off_size(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
-        """(n,) bool: the unnamed boxes `off_size_unnamed` drops. A large one only when it
-        shows no piece of its own: the piece reader finds none in it (at least
-        `near_not_pieces_from`, else 0.9) or its own pixels have the table's colours (at least
-        `table_like_share`, else 0.85). A box twice a Café tile's size held the only trace of
-        a tile the detector missed (the reader: that tile at 0.76), and dropping it scored the
-        photo a tile short."""
-        assert self.config.off_size_unnamed is not None
-        small, large = off_size_unnamed(detections, *self.config.off_size_unnamed)
-        rows = np.flatnonzero(large)
-        if len(rows):
-            empty = np.zeros(len(rows), bool)
-            games = self._reader_games()
-            if self.piece_reader is not None and games:
-                none = self.piece_reader.read(frame, detections.boxes_xyxy[rows], games)
-                empty |= none.probabilities[:, 0] >= (self.config.near_not_pieces_from or 0.9)
-            shares = table_colour_shares(frame, detections.boxes_xyxy, rows)
-            with np.errstate(invalid="ignore"):
-                empty |= shares >= (self.config.table_like_share or 0.85)
-            large[rows] = empty
-        return small | large
+    def _oversized(
+        self, frame: np.ndarray, detections: Detections, matches: list[Match | None]
+    ) -> tuple[Detections, list[Match | None]]:
+        """`oversized`: such named boxes lose their names; unnamed ones are dropped when they
+        show no piece of their own: the piece reader finds none in them (at least
+        `near_not_pieces_from`, else 0.9) or their own pixels have the table's colours (at
+        least `table_like_share`, else 0.85). A box twice a Café tile's size held the only
+        trace of a tile the detector missed (the reader: that tile at 0.76), and dropping it
+        scored the photo a tile short."""
+        assert self.config.oversized is not None
+        oversized = oversized_boxes(detections, self.config.oversized)
+        named = np.array([i is not None for i in detections.identities], bool)
+        detections, matches = _unnamed(detections, matches, oversized & named)
+        rows = np.flatnonzero(oversized & ~named)
+        if not len(rows):
+            return detections, matches
+        empty = np.zeros(len(rows), bool)
+        games = self._reader_games()
+        if self.piece_reader is not None and games:
+            none = self.piece_reader.read(frame, detections.boxes_xyxy[rows], games)
+            empty |= none.probabilities[:, 0] >= (self.config.near_not_pieces_from or 0.9)
+        shares = table_colour_shares(frame, detections.boxes_xyxy, rows)
+        with np.errstate(invalid="ignore"):
+            empty |= shares >= (self.config.table_like_share or 0.85)
+        drop = np.zeros(len(detections), bool)
+        drop[rows[empty]] = True
+        return detections[~drop], [m for m, d in zip(matches, drop, strict=True) if not d]
 
     def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:
         """(n,) each card's and tile's share of the table's colours (`vision.table_colours`);

@@ -277,54 +277,35 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     assert doubtful.tolist() == [False, False, False, True, False]
 
 
-def test_a_named_box_far_larger_than_the_photos_pieces_loses_its_name() -> None:
-    """A photo's cards are one size (KB-19 counts laid-out cards): a named box 1.5 times the
-    median named card in width and in height holds no single card (a yellow cloth named
-    cheese), so its name is withdrawn; a box as large in one direction only (a turned card)
-    keeps it, and so does any box where fewer than three are named of its kind."""
-    from vision.pipeline import oversized_names
+def test_a_box_far_larger_than_the_photos_named_pieces_is_oversized() -> None:
+    """A photo's cards are one size (KB-19 counts laid-out cards): a box 1.5 times the median
+    named card in width and in height holds no single card (a yellow cloth named cheese),
+    named or not; a box as large in one direction only (a turned card, a half-covered one)
+    is not, and no box is where fewer than three of its kind are named."""
+    from vision.pipeline import oversized_boxes
 
     boxes = [[0, 0, 60, 80], [70, 0, 130, 80], [140, 0, 200, 80], [0, 100, 90, 220]]
-    boxes += [[100, 100, 190, 180], [0, 300, 90, 420]]
-    detections = make(["card"] * 4 + ["card", "tile"]).with_fields(
+    boxes += [[100, 100, 190, 180], [0, 300, 90, 420], [0, 450, 95, 580], [0, 600, 60, 635]]
+    detections = make(["card"] * 4 + ["card", "tile", "card", "card"]).with_fields(
         boxes_xyxy=np.array(boxes, np.float32),
-        identities=np.array(["kings-breakfast/ham"] * 5 + ["cafe-international/uk/m"], object),
+        identities=np.array(
+            ["kings-breakfast/ham"] * 5 + ["cafe-international/uk/m", None, None], object
+        ),
     )
-    assert oversized_names(detections, 1.45).tolist() == [False, False, False, True, False, False]
-    assert not oversized_names(detections, 1.6).any()
+    oversized = oversized_boxes(detections, 1.45).tolist()
+    assert oversized == [False, False, False, True, False, False, True, False]
+    assert not oversized_boxes(detections, 1.7).any()
     two_named = detections.with_fields(
-        identities=np.array(["kings-breakfast/ham", None, None, "kings-breakfast/ham"] + [None] * 2)
+        identities=np.array(["kings-breakfast/ham", None, None, "kings-breakfast/ham"] + [None] * 4)
     )
-    assert not oversized_names(two_named, 1.45).any()
-
-
-def test_unnamed_boxes_no_piece_could_fill_are_found() -> None:
-    """An unnamed box under half the photo's named cards in both width and height (a speck of
-    the cloth), or 1.45 times them in both (cloth around a spread's corner), is no single
-    card; one half covered (small in one direction only) or of a card's size is (KB-19: a
-    card left out would change the score). Named boxes are never among them."""
-    from vision.pipeline import off_size_unnamed
-
-    named = [[0, 0, 60, 80], [70, 0, 130, 80], [140, 0, 200, 80]]
-    unnamed = [[0, 100, 25, 130], [0, 150, 60, 185], [0, 200, 95, 330], [100, 100, 160, 180]]
-    detections = make(["card"] * 7).with_fields(
-        boxes_xyxy=np.array(named + unnamed, np.float32),
-        identities=np.array(["kings-breakfast/ham"] * 3 + [None] * 4, object),
-    )
-    small, large = off_size_unnamed(detections, 0.5, 1.45)
-    assert small.tolist() == [False] * 3 + [True, False, False, False]
-    assert large.tolist() == [False] * 3 + [False, False, True, False]
-    two_named = detections.with_fields(
-        identities=np.array(["kings-breakfast/ham"] * 2 + [None] * 5)
-    )
-    assert not np.concatenate(off_size_unnamed(two_named, 0.5, 1.45)).any()  # no size to compare
+    assert not oversized_boxes(two_named, 1.45).any()
 
 
 @needs_models
 def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
     """A box twice a card's size around a card no other box found holds that card: it stays
     (the photo is asked again) unless the piece reader finds no piece in it; around bare
-    cloth it is dropped."""
+    cloth it is dropped. A named box that large loses its name."""
     from tests.vision.test_piece_reader import table_with
     from vision.gallery import default_gallery
     from vision.pipeline import PerceptionConfig
@@ -349,10 +330,15 @@ def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
         identities=np.array(["kings-breakfast/ham"] * 3 + [None, None], object),
         scores=np.full(5, 0.3, np.float32),
     )
-    config = PerceptionConfig(off_size_unnamed=(0.5, 1.45))
-    perception = Perception(config, games=["kings-breakfast"])
-    drop = perception._off_size(frame, detections)
-    assert drop.tolist() == [False, False, False, False, True]
+    perception = Perception(PerceptionConfig(oversized=1.45), games=["kings-breakfast"])
+    kept, matches = perception._oversized(frame, detections, [None] * len(detections))
+    assert kept.boxes_xyxy.tolist() == detections.boxes_xyxy[:4].tolist()  # the cloth's dropped
+    assert len(matches) == 4
+    named_cloth = detections.with_fields(
+        identities=np.array(["kings-breakfast/ham"] * 3 + [None, "kings-breakfast/cheese"])
+    )
+    kept, _ = perception._oversized(frame, named_cloth, [None] * len(detections))
+    assert len(kept) == 5 and kept.identities[4] is None
 
 
 def test_one_piece_with_two_names_keeps_neither() -> None:

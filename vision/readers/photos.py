@@ -178,19 +178,15 @@ PHOTO_NAME_MIN_DETECTION: float | None = 0.4
 # weak named box there matched no piece.
 PHOTO_TABLE_LIKE_SHARE: float | None = 0.85
 PHOTO_TABLE_LIKE_NAME_SHARE: float | None = 0.6
-# A named piece whose box is this many times the photo's median named one, in width and in
-# height, loses its name (`PerceptionConfig.oversized_name`): a validation king photo (seed
-# 8,000,130) counted a cheese card too many, a box on the yellow polka cloth below the spread
-# that both readers named cheese at 0.99 (1.58 × the median card). Of the 8,365 pieces named
-# right on 70 validation tables a game (seeds 8,000,100+) none reached 1.4 (largest 1.35).
-PHOTO_OVERSIZED_NAME: float | None = 1.45
-# An unnamed box under half the photo's median named piece in width and in height, or at
-# least 1.45 times it in both, is dropped (`PerceptionConfig.off_size_unnamed`): it is no
-# piece, and kept it refuses the photo. On 60 validation tables a game (seeds 8,000,100+),
-# of the unnamed boxes left: boxes on no piece (IoU < 0.2) King's Breakfast 23 of 32, Dice King
-# 12 of 19, Café 13 of 19 are such; true pieces or parts of them (IoU >= 0.2): none of 54
-# (their width and height 0.5 to 1.22 times the median named).
-PHOTO_OFF_SIZE_UNNAMED: tuple[float, float] | None = (0.5, 1.45)
+# A box this many times the photo's median named piece, in width and in height, is no single
+# piece (`PerceptionConfig.oversized`): named, it loses its name (a validation king photo, seed
+# 8,000,130, counted a cheese card too many: a box on the yellow polka cloth below the spread
+# that both readers named cheese at 0.99, 1.58 × the median card; of the 8,365 pieces named
+# right on 70 validation tables a game, seeds 8,000,100+, none reached 1.4, largest 1.35);
+# unnamed and showing no piece, it is dropped rather than refusing the photo (of the unnamed
+# boxes left on 60 validation tables a game, boxes on no piece that large: King's Breakfast 22
+# of 32, Dice King 2 of 19; true pieces or parts of them: none of 54).
+PHOTO_OVERSIZED: float | None = 1.45
 # Dice King's faces differ in small print: penalty cards only in their number and crowns (DK-3),
 # inhabitants and villages in a value, a name or a dice rule; the gallery and the piece reader
 # (64 px) misread them now and then (penalty names standing only when the piece reader gave
@@ -273,8 +269,7 @@ def perception_for(game: str | None) -> Any:
         face_agreement=PHOTO_FACE_AGREEMENT,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
         table_like_name_share=PHOTO_TABLE_LIKE_NAME_SHARE,
-        oversized_name=PHOTO_OVERSIZED_NAME,
-        off_size_unnamed=PHOTO_OFF_SIZE_UNNAMED,
+        oversized=PHOTO_OVERSIZED,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(
