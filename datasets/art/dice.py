@@ -61,6 +61,8 @@ class DieStyle:
             whose pips carry no game colour; `colour_of` reads it.
         pip_shape: ``round``, ``square`` or ``engraved``.
         pip_size: pip diameter as a fraction of the face side (about 0.12–0.22).
+        pip_spread: distance of the outer pips from the face's centre as a fraction of the side
+            (0.25 classic; real dice often set them closer, about 0.2).
         corner_radius: rounding of the cube's edges as a fraction of the face side (0 = sharp).
         edge_bgr: colour of the rounded rim and corners.
         translucent: a see-through body (drawn lighter, with an inner glow).
@@ -78,6 +80,7 @@ class DieStyle:
     face_colours: tuple[str, ...] | None = None
     pip_shape: str = "round"
     pip_size: float = 0.17
+    pip_spread: float = 0.25
     corner_radius: float = 0.12
     edge_bgr: BGR = (200, 200, 200)
     translucent: bool = False
@@ -200,21 +203,31 @@ def random_die_style(rng: np.random.Generator, split: str = "train") -> DieStyle
         face_pips = tuple(p if abs(_luma(p) - _luma(body)) > 75 else pip for p in face_pips)
     corner = float(rng.choice([0.0, 0.04, 0.1, 0.16, 0.22]))
     edge = darker(body, 0.25) if _luma(body) > 60 else lighter(body, 0.2)
+    pip_size = float(rng.uniform(0.13, 0.21))
+    marble_seed = int(rng.integers(0, 2**31 - 1))
+    size_mm = float(rng.choice([12.0, 14.0, 16.0, 16.0, 18.0, 20.0]))
+    pip_spread = 0.25
+    if train:
+        # Real dice often set their pips closer to the centre than the classic layout. Drawn from
+        # a stream of its own so every other draw (and the eval split) stays as it was.
+        spread_rng = np.random.default_rng([marble_seed, 7])
+        pip_spread = float(spread_rng.uniform(max(0.19, 1.2 * pip_size), 0.29))
     return DieStyle(
         body_bgr=body,
         pip_bgr=pip,
         face_pip_bgr=face_pips,
         pip_shape=pip_shape,
-        pip_size=float(rng.uniform(0.13, 0.21)),
+        pip_size=pip_size,
+        pip_spread=pip_spread,
         corner_radius=corner,
         edge_bgr=edge,
         translucent=translucent,
         marbled=marbled,
         marble_bgr=marble,
-        marble_seed=int(rng.integers(0, 2**31 - 1)),
+        marble_seed=marble_seed,
         family=family,
         split=split,
-        size_mm=float(rng.choice([12.0, 14.0, 16.0, 16.0, 18.0, 20.0])),
+        size_mm=size_mm,
     )
 
 
@@ -328,7 +341,7 @@ def die_face(value: int, style: DieStyle, size_px: int) -> np.ndarray:
     colour = style.pip_colour(value)
     shift = 4
     one = 1 << shift
-    for px, py in pip_layout(value):
+    for px, py in pip_layout(value, style.pip_spread):
         c = (int(round(px * big * one)), int(round(py * big * one)))
         r = int(round(pip_r * one))
         if style.pip_shape == "square":

@@ -244,13 +244,18 @@ def star(
     return pts
 
 
-def pip_layout(value: int) -> list[Point]:
+def pip_layout(value: int, spread: float = 0.25) -> list[Point]:
     """Pip centres of a die face showing `value` (1–6) in unit-square coordinates (y down).
 
+    `spread` is how far the outer pips sit from the face's centre, as a fraction of the side: 0.25
+    is the classic layout; many real dice set them closer (about 0.2).
+
     Raises:
-        ValueError: `value` is not 1–6.
+        ValueError: `value` is not 1–6, or `spread` is outside 0.1–0.4.
     """
-    lo, mid, hi = 0.25, 0.5, 0.75
+    if not 0.1 <= spread <= 0.4:
+        raise ValueError(f"pip spread {spread!r} is outside 0.1–0.4 of the face side")
+    lo, mid, hi = 0.5 - spread, 0.5, 0.5 + spread
     layouts: dict[int, list[Point]] = {
         1: [(mid, mid)],
         2: [(hi, lo), (lo, hi)],

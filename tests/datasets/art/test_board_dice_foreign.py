@@ -166,6 +166,44 @@ def test_die_face_shows_value_pips() -> None:
         assert _count_pips(face, (20, 20, 20)) == v
 
 
+def _pip_centres(face: np.ndarray, pip: tuple[int, int, int]) -> np.ndarray:
+    distance = np.abs(face.astype(int) - np.array(pip)).sum(axis=2)
+    mask = (distance < 90).astype(np.uint8)
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask)
+    keep = stats[1:, cv2.CC_STAT_AREA] > 8
+    return centroids[1:][keep] / face.shape[0]
+
+
+def test_pip_spread_moves_the_outer_pips_towards_the_centre() -> None:
+    """Real dice often set their pips closer to the centre than the classic quarter layout."""
+    assert art.pip_layout(4, 0.2) == [(0.3, 0.3), (0.7, 0.3), (0.3, 0.7), (0.7, 0.7)]
+    assert art.pip_layout(1, 0.2) == art.pip_layout(1) == [(0.5, 0.5)]
+    for bad in (0.05, 0.45):
+        with pytest.raises(ValueError, match="pip spread"):
+            art.pip_layout(2, bad)
+    classic = dice.DieStyle(body_bgr=(245, 245, 245), pip_bgr=(20, 20, 20), corner_radius=0.0)
+    close = dice.DieStyle(
+        body_bgr=(245, 245, 245), pip_bgr=(20, 20, 20), corner_radius=0.0, pip_spread=0.19
+    )
+    for v in range(2, 7):
+        wide = np.abs(_pip_centres(art.die_face(v, classic, 96), (20, 20, 20)) - 0.5).max()
+        near = np.abs(_pip_centres(art.die_face(v, close, 96), (20, 20, 20)) - 0.5).max()
+        assert wide == pytest.approx(0.25, abs=0.02) and near == pytest.approx(0.19, abs=0.02)
+        assert _count_pips(art.die_face(v, close, 96), (20, 20, 20)) == v
+
+
+def test_train_dice_vary_their_pip_spread_and_eval_dice_keep_the_classic_one() -> None:
+    rng = np.random.default_rng(3)
+    train = [art.random_die_style(rng, "train") for _ in range(300)]
+    spreads = np.array([s.pip_spread for s in train])
+    assert spreads.min() >= 0.19 and spreads.max() <= 0.29 and spreads.std() > 0.02
+    # pips never touch: the spread keeps a gap of at least a fifth of a pip between neighbours
+    assert all(s.pip_spread >= 1.2 * s.pip_size for s in train)
+    rng = np.random.default_rng(3)
+    assert all(art.random_die_style(rng, "eval").pip_spread == 0.25 for _ in range(100))
+    assert all(art.dice_king_style(i).pip_spread == 0.25 for i in range(6))
+
+
 def test_dice_king_dice_follow_the_data_file() -> None:
     """DK-1: each die has two red, two green and two blue faces; colours as in the data."""
     path = ROOT / "engines" / "dice_king" / "data" / "companion_dice.json"
