@@ -382,6 +382,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "eval-latest")
     parser.add_argument("--detector-model", type=Path, default=None)
     parser.add_argument("--dice-model", type=Path, default=None)
+    parser.add_argument(
+        "--top-face-models",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder with another dice_top_face.onnx and dice_face_reader.onnx (training --out)",
+    )
     parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
     parser.add_argument(
         "--top-face",
@@ -445,12 +452,14 @@ def main(argv: list[str] | None = None) -> int:
         detector_model=args.detector_model,
         dice_model=args.dice_model,
         piece_model=args.piece_model,
+        top_face_models=args.top_face_models,
     )
     args.out.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {
         "thresholds": thresholds,
         "pip_veto": args.pip_veto,
         "top_face": args.top_face,
+        "top_face_models": str(args.top_face_models) if args.top_face_models else None,
         "piece_reader": args.piece_reader,
         "drop_not_pieces": args.drop_not_pieces,
         "piece_reader_veto": args.piece_reader_veto,

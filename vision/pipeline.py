@@ -580,6 +580,10 @@ def distinct_pieces(
 class Perception:
     """Frames → `Detections` (models loaded once).
 
+    `top_face_models` is a folder holding another top-face locator and face reader
+    (``dice_top_face.onnx`` and ``dice_face_reader.onnx``, as `models.train top-face --out` writes
+    them); None uses the committed pair.
+
     Raises:
         ModelError: a model file is missing or unreadable.
     """
@@ -595,6 +599,7 @@ class Perception:
         games: Sequence[str] | None = None,
         identify: bool = True,
         piece_model: str | Path | None = None,
+        top_face_models: str | Path | None = None,
     ) -> None:
         self.config = config or PerceptionConfig()
         self.detector = Detector(detector_model, self.config.detector)
@@ -603,8 +608,14 @@ class Perception:
             raise ValueError(
                 f"top_face must be one of {', '.join(TOP_FACE_MODES)}, not {self.config.top_face!r}"
             )
+        # a folder of another top-face training's pair (locator and face reader, as it writes them)
+        folder = Path(top_face_models) if top_face_models is not None else None
         self.top_face = (
-            TopFaceReader(config=self.config.top_face_reader)
+            TopFaceReader(
+                folder / "dice_top_face.onnx" if folder else None,
+                folder / "dice_face_reader.onnx" if folder else None,
+                config=self.config.top_face_reader,
+            )
             if self.config.top_face != "off"
             else None
         )

@@ -167,6 +167,21 @@ def test_pipeline_rejects_an_unknown_top_face_mode() -> None:
         Perception(PerceptionConfig(top_face="both"))
 
 
+def test_pipeline_takes_another_top_face_pair_from_a_folder(tmp_path: Path) -> None:
+    """`Perception(top_face_models=DIR)` (`models.evaluate --top-face-models`) loads DIR's pair."""
+    import shutil
+
+    from vision.pipeline import Perception
+
+    with pytest.raises(ModelError, match="top-face locator model not found"):
+        Perception(top_face_models=tmp_path)
+    shutil.copy(DEFAULT_LOCATOR, tmp_path / "dice_top_face.onnx")
+    with pytest.raises(ModelError, match="face reader model not found"):
+        Perception(top_face_models=tmp_path)
+    shutil.copy(DEFAULT_FACE_READER, tmp_path / "dice_face_reader.onnx")
+    assert Perception(top_face_models=tmp_path).top_face is not None
+
+
 def test_crops_and_masks_agree_for_training_data() -> None:
     # the mask rasterised in crop pixels lies on the die's face in the crop cut by crop_dice
     frame, box = drawn_die(1, side=60)
