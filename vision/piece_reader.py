@@ -42,6 +42,8 @@ FACE_READER_MODELS = {
     "dice-king/": DEFAULT_MODEL.with_name("dice_king_reader.onnx"),
     "kings-breakfast/": DEFAULT_MODEL.with_name("kings_breakfast_reader.onnx"),
 }
+# how many quarter turns of each crop a reader may read (`PieceReaderConfig.views`)
+PIECE_VIEWS = (1, 4)
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,17 @@ class PieceReaderConfig:
             the pipeline's veto at 0.2 339 / 3).
         batch: most crops per model call.
         threads: onnxruntime intra-op threads.
+        views: 1, or 4 to read every crop in its four quarter turns (the readers learnt faces
+            lying any way round) and combine the odds by their geometric mean: steadier odds on
+            blurred faces, at 4 × the cost. The scoring photos' face readers use 4
+            (`vision.readers.photos.PHOTO_FACE_READER_VIEWS`).
     """
 
     margin: float = 0.1
     min_probability: float = 0.95
     batch: int = 64
     threads: int = 1
+    views: int = 1
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,8 @@ class PieceReader:
         self, model_path: str | Path | None = None, config: PieceReaderConfig | None = None
     ) -> None:
         self.config = config or PieceReaderConfig()
+        if self.config.views not in PIECE_VIEWS:
+            raise ValueError(f"views must be one of {PIECE_VIEWS}, not {self.config.views!r}")
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL
         self.model_path = path
         self._session = load_session(path, "piece reader", threads=self.config.threads)
@@ -137,12 +146,18 @@ class PieceReader:
                 np.empty(0, object), np.zeros(0, np.float32), np.zeros((0, width), np.float32)
             )
         crops = crop_dice(frame, boxes, size=self.crop_size, margin=self.config.margin)
-        parts = []
-        for start in range(0, n, self.config.batch):
-            batch = crops[start : start + self.config.batch]
-            tensor = np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-            parts.append(self._session.run(None, {self._input: tensor})[0])
-        probabilities = np.concatenate(parts).astype(np.float32)
+        log_odds = np.zeros((n, width), np.float64)
+        for turn in range(self.config.views):
+            turned = np.rot90(crops, turn, axes=(1, 2))
+            parts = []
+            for start in range(0, n, self.config.batch):
+                batch = turned[start : start + self.config.batch].transpose(0, 3, 1, 2)
+                tensor = np.ascontiguousarray(batch, dtype=np.float32) / 255.0
+                parts.append(self._session.run(None, {self._input: tensor})[0])
+            log_odds += np.log(np.maximum(np.concatenate(parts), 1e-12))
+        # the geometric mean of the views' odds (one view: its odds)
+        log_odds /= self.config.views
+        probabilities = np.exp(log_odds - log_odds.max(axis=1, keepdims=True)).astype(np.float32)
         probabilities *= self.allowed(games)
         probabilities /= np.maximum(probabilities.sum(axis=1, keepdims=True), 1e-12)
         best = probabilities.argmax(axis=1)
@@ -166,4 +181,10 @@ class PieceReader:
         )
 
 
-__all__ = ["FACE_READER_MODELS", "PieceReader", "PieceReaderConfig", "PieceReadings"]
+__all__ = [
+    "FACE_READER_MODELS",
+    "PIECE_VIEWS",
+    "PieceReader",
+    "PieceReaderConfig",
+    "PieceReadings",
+]

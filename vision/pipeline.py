@@ -164,6 +164,8 @@ class PerceptionConfig:
             pieces both readers named alike (a ham card at 1.00 by the piece reader, ham 0.66 /
             no face 0.34 by the face reader): it speaks to whether a face is there, which the
             detector and the piece reader have settled. Empty (default): never.
+        face_reader_views: quarter turns each face reader reads a crop in (1 or 4, odds combined
+            by their geometric mean; `PieceReaderConfig.views`).
         face_family: see `face_readers`. 0.9: at 0.5 the Dice King reader named a box mostly on
             the table beside a card (the piece reader's odds of a Dice King face 0.69) a
             village, and a validation photo was scored wrong; at 0.9 every Dice King photo of
@@ -221,6 +223,7 @@ class PerceptionConfig:
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float = 0.9
+    face_reader_views: int = 1
     table_like_share: float | None = None
     table_like_below_score: float = 0.4
     table_like_name_below: float = 0.5
@@ -975,7 +978,12 @@ class Perception:
             if model is None:
                 raise ModelError(f"no face reader for {prefix!r}")
             self._face_readers[prefix] = PieceReader(
-                model, replace(self.config.piece_reader_config, min_probability=1.0)
+                model,
+                replace(
+                    self.config.piece_reader_config,
+                    min_probability=1.0,
+                    views=self.config.face_reader_views,
+                ),
             )
         return self._face_readers[prefix]
 

@@ -630,3 +630,53 @@ def test_the_kings_breakfast_reader_reads_every_food_and_no_other_card(
     frame, box = table_with(faces["dice-king/elf-1"], long_side=100, turns=turns)
     p = reader.read(frame, np.array([box])).probabilities[0]
     assert p.argmax() == 0 or p.max() < 0.5
+
+
+def _turned(frame: np.ndarray, box: list, turns: int) -> tuple[np.ndarray, np.ndarray]:
+    """`frame` turned `turns` quarter turns anticlockwise (np.rot90) and `box` with it."""
+    x1, y1, x2, y2 = box
+    h, w = frame.shape[:2]
+    corners = np.array([[x1, y1], [x2, y2]], float)
+    for _ in range(turns % 4):  # (x, y) -> (y, w - x) on a frame of width w
+        corners = np.stack([corners[:, 1], w - corners[:, 0]], axis=1)
+        h, w = w, h
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    return np.ascontiguousarray(np.rot90(frame, turns)), np.array([[*lo, *hi]], np.float32)
+
+
+@needs_penalty_model
+def test_four_views_are_the_geometric_mean_of_the_quarter_turns(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`PieceReaderConfig.views` 4: the odds are the geometric mean of the four quarter turns'
+    (renormalised), so a face reads the same whichever way round it lies."""
+    from dataclasses import replace
+
+    from vision.piece_reader import FACE_READER_MODELS, PieceReaderConfig
+
+    one = PieceReader(FACE_READER_MODELS[PENALTY])
+    four = PieceReader(FACE_READER_MODELS[PENALTY], replace(PieceReaderConfig(), views=4))
+    # blurred, as a scoring photo's far cards are: the views disagree a little
+    face = cv2.GaussianBlur(faces["dice-king/penalty-3"], (0, 0), 12)
+    frame, box = table_with(face, long_side=96)
+    views = [one.read(*_turned(frame, box, k), ["dice-king"]).probabilities[0] for k in range(4)]
+    mean = np.exp(np.log(np.maximum(np.array(views), 1e-12)).mean(axis=0))
+    mean /= mean.sum()
+    assert np.abs(np.array(views) - mean).max() > 0.01  # the turns do read differently
+    for k in range(4):
+        read = four.read(*_turned(frame, box, k), ["dice-king"]).probabilities[0]
+        assert read.sum() == pytest.approx(1.0, abs=1e-5)
+        assert read == pytest.approx(mean, abs=2e-3)
+    with pytest.raises(ValueError, match="views must be one of"):
+        PieceReader(FACE_READER_MODELS[PENALTY], replace(PieceReaderConfig(), views=2))
+
+
+@needs_penalty_model
+def test_face_readers_read_as_many_views_as_the_pipeline_asks() -> None:
+    from vision.pipeline import PerceptionConfig
+    from vision.readers.photos import PHOTO_FACE_READER_VIEWS
+
+    assert Perception().face_reader(PENALTY).config.views == 1
+    four = Perception(PerceptionConfig(face_reader_views=4)).face_reader(PENALTY)
+    assert four.config.views == 4 and four.config.min_probability == 1.0
+    assert PHOTO_FACE_READER_VIEWS == 4
