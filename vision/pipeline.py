@@ -46,7 +46,7 @@ from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import quad_overlap
 from vision.identify import Identifier, Match
 from vision.outline import refine_quad
-from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig
+from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig, PieceReadings
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
 from vision.table_colours import table_colour_shares
@@ -164,8 +164,16 @@ class PerceptionConfig:
             pieces both readers named alike (a ham card at 1.00 by the piece reader, ham 0.66 /
             no face 0.34 by the face reader): it speaks to whether a face is there, which the
             detector and the piece reader have settled. Empty (default): never.
-        face_reader_views: quarter turns each face reader reads a crop in (1 or 4, odds combined
-            by their geometric mean; `PieceReaderConfig.views`).
+        face_readers_agree: identity prefix (of `face_readers`) → (another face reader's prefix,
+            the least probability of this reader's face, the least probability the other
+            reader gives a name of that face): a piece this reader leaves under its limit is
+            named all the same when it is that sure and the other reader, asked about the same
+            box, names that face that surely. Two networks that learnt from different crops (a
+            Dice King penalty card's "-3" read by the penalty reader at 0.957 and by the Dice
+            King reader at 0.75) rarely agree on a wrong face. Empty (default): never.
+        face_reader_views: identity prefix (of `face_readers`) → quarter turns its face reader
+            reads a crop in (1 or 4, odds combined by their geometric mean;
+            `PieceReaderConfig.views`); 1 for a prefix not given.
         face_family: see `face_readers`. 0.9: at 0.5 the Dice King reader named a box mostly on
             the table beside a card (the piece reader's odds of a Dice King face 0.69) a
             village, and a validation photo was scored wrong; at 0.9 every Dice King photo of
@@ -223,7 +231,8 @@ class PerceptionConfig:
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float = 0.9
-    face_reader_views: int = 1
+    face_reader_views: dict[str, int] = field(default_factory=dict)
+    face_readers_agree: dict[str, tuple[str, float, float]] = field(default_factory=dict)
     table_like_share: float | None = None
     table_like_below_score: float = 0.4
     table_like_name_below: float = 0.5
@@ -982,7 +991,7 @@ class Perception:
                 replace(
                     self.config.piece_reader_config,
                     min_probability=1.0,
-                    views=self.config.face_reader_views,
+                    views=self.config.face_reader_views.get(prefix, 1),
                 ),
             )
         return self._face_readers[prefix]
@@ -1025,10 +1034,11 @@ class Perception:
         matches = list(matches)
         agree_from, agree_share = self.config.face_agreement.get(prefix, (np.inf, np.inf))
         named_odds = self._odds_of_names(detections, odds)
+        seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
         for k, row in enumerate(rows):
             p = readings.probabilities[k]
             best = int(p.argmax())
-            if best == 0 or p[best] < limit:
+            if (best == 0 or p[best] < limit) and not seconded[k]:
                 if named_odds[row] >= agree_from:
                     face = int(p[1:].argmax()) + 1
                     share = float(p[face] / max(float(p[1:].sum()), 1e-12))
@@ -1039,6 +1049,42 @@ class Perception:
             identities[row], scores[row] = faces.classes[best][0], float(p[best])
             matches[int(row)] = _reader_match(faces, p)
         return detections.with_fields(identities=identities, identity_scores=scores), matches
+
+    def _seconded(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        rows: np.ndarray,
+        readings: PieceReadings,
+        prefix: str,
+        limit: float,
+    ) -> np.ndarray:
+        """(len(rows),) bool: the faces `prefix`'s reader gives under `limit` but at least as
+        surely as `face_readers_agree` asks, which the other reader it names also reads as that
+        face surely enough (the other reads only those boxes)."""
+        seconded = np.zeros(len(rows), bool)
+        rule = self.config.face_readers_agree.get(prefix)
+        if rule is None:
+            return seconded
+        other_prefix, least, least_other = rule
+        p = readings.probabilities
+        best = p.argmax(axis=1)
+        top = p[np.arange(len(rows)), best]
+        asked = np.flatnonzero((best > 0) & (top < limit) & (top >= least))
+        if not len(asked):
+            return seconded
+        faces = self.face_reader(prefix)
+        other = self.face_reader(other_prefix)
+        game = prefix.partition("/")[0]
+        second = other.read(frame, detections.boxes_xyxy[rows[asked]], [game]).probabilities
+        for k, q in zip(asked, second, strict=True):
+            face = int(q.argmax())
+            seconded[k] = (
+                face > 0
+                and q[face] >= least_other
+                and other.classes[face][0] in faces.classes[int(best[k])]
+            )
+        return seconded
 
     def _match_gallery(
         self, frame: np.ndarray, detections: Detections

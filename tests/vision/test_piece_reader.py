@@ -677,6 +677,37 @@ def test_face_readers_read_as_many_views_as_the_pipeline_asks() -> None:
     from vision.readers.photos import PHOTO_FACE_READER_VIEWS
 
     assert Perception().face_reader(PENALTY).config.views == 1
-    four = Perception(PerceptionConfig(face_reader_views=4)).face_reader(PENALTY)
+    config = PerceptionConfig(face_reader_views={PENALTY: 4})
+    four = Perception(config).face_reader(PENALTY)
     assert four.config.views == 4 and four.config.min_probability == 1.0
-    assert PHOTO_FACE_READER_VIEWS == 4
+    assert Perception(config).face_reader("dice-king/").config.views == 1
+    # scoring photos: Dice King's readers read four turns, King's Breakfast's one (see photos)
+    assert PHOTO_FACE_READER_VIEWS.get(PENALTY) == 4
+    assert PHOTO_FACE_READER_VIEWS.get("kings-breakfast/", 1) == 1
+
+
+@needs_penalty_model
+def test_a_face_reader_under_its_limit_names_a_face_another_reader_seconds(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`face_readers_agree`: a penalty card the penalty reader is not sure enough of alone is
+    named when the Dice King reader, asked about the same box, names that face too; not when
+    the other reader names no such face, nor when it is less sure than asked."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["dice-king/penalty-9"], long_side=100)  # value 4
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    identifier = Identifier(default_gallery(["dice-king"]))
+
+    def named(agree: dict[str, tuple[str, float, float]]) -> object:
+        config = PerceptionConfig(face_readers={PENALTY: 1.01}, face_readers_agree=agree)
+        perception = Perception(config, identifier=identifier, games=["dice-king"])
+        return perception.identify(frame, detections).identities[0]
+
+    assert named({}) is None  # never sure enough alone
+    assert named({PENALTY: ("dice-king/", 0.5, 0.5)}) in (
+        "dice-king/penalty-9",
+        "dice-king/penalty-10",
+    )
+    assert named({PENALTY: ("dice-king/", 0.5, 1.01)}) is None  # the other not sure enough
+    assert named({PENALTY: ("kings-breakfast/", 0.5, 0.0)}) is None  # it names no such face

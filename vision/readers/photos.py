@@ -203,16 +203,18 @@ PHOTO_OVERSIZED: float | None = 1.45
 # King's Breakfast cards are read again by their own 96 px reader at 0.9 too: every photo of
 # 30 + 30 validation tables (seeds 8,000,100+ and 8,000,130+), right / refused / wrong, without
 # 92 / 58 / 0 and 90 / 60 / 0, with 96 / 54 / 0 and 92 / 58 / 0.
-# The face readers read every crop in its four quarter turns (they learnt faces lying any way
-# round) and take the geometric mean of the odds (`PieceReaderConfig.views`): blurred penalty
-# cards' "-2" and "-3" then reach 0.98 more often. Every Dice King photo of validation tables,
-# right / refused / wrong, 1 view → 4: seeds 8,000,100+ (60 tables) 188 / 22 / 0 → 196 / 14 / 0,
-# 8,000,160+ (100 tables) 317 / 33 / 0 → 323 / 27 / 0; King's Breakfast (60 tables) 287 / 13 / 0
-# either way. On the penalty reader alone (653 detected penalty cards of those 60 tables, named
-# at 0.98): unnamed 15 → 8, wrong 0 → 0 (the plain mean of the odds: 18 unnamed). The piece
+# Dice King's face readers read every crop in its four quarter turns (they learnt faces lying
+# any way round) and take the geometric mean of the odds (`PieceReaderConfig.views`): blurred
+# penalty cards' "-2" and "-3" then reach 0.98 more often. Every Dice King photo of validation
+# tables, right / refused / wrong, 1 view → 4: seeds 8,000,100+ (60 tables) 188 / 22 / 0 →
+# 196 / 14 / 0, 8,000,160+ (100 tables) 317 / 33 / 0 → 323 / 27 / 0. On the penalty reader alone
+# (653 detected penalty cards of those 60 tables, named at 0.98): unnamed 15 → 8, wrong 0 → 0
+# (the plain mean of the odds: 18 unnamed). Not King's Breakfast's: its validation photos were
+# read alike (287 / 13 / 0 either way), and on the benchmark's tables 4 views scored one photo
+# wrong read alone (seed 90,000,100: a sixth bread, where 1 view refused the photo). The piece
 # reader keeps 1 view: 4 gained one photo in 300 (King's Breakfast) and one Café table in 100
 # at twice the reading time.
-PHOTO_FACE_READER_VIEWS = 4
+PHOTO_FACE_READER_VIEWS = {"dice-king/penalty-": 4, "dice-king/": 4}
 PHOTO_FACE_READERS = {
     "dice-king/": 0.9,
     "dice-king/penalty-": 0.98,
@@ -232,6 +234,14 @@ PHOTO_FACE_READERS = {
 # 0.5 472 / 29 / 0. Dice King without agreement / at 0.5: 8,000,100+ (30) 91 / 12 / 0, 93 / 10
 # / 0; 8,000,160+ (60) 188 / 22 / 0, 190 / 20 / 0.
 PHOTO_FACE_AGREEMENT = {"dice-king/": (0.9, 0.5), "kings-breakfast/": (0.9, 0.5)}
+# A penalty card the penalty reader names at 0.9-0.98 is named when the Dice King reader, asked
+# about the same box, names a card of that face at least 0.8 surely
+# (`PerceptionConfig.face_readers_agree`). Detected penalty cards of 160 validation tables
+# (seeds 8,000,100+, 1,789 cards, both readers in 4 views): named right / wrong / unnamed, the
+# penalty reader alone at 0.98 1,775 / 0 / 14; with the Dice King reader seconding from 0.9 at
+# 0.8 1,784 / 0 / 5 (from 0.8 at 0.5: 1,785 / 0 / 4; a card both read as the wrong face, at 0.72
+# and 0.95, is why the penalty reader's own 0.9 stays).
+PHOTO_FACE_READERS_AGREE = {"dice-king/penalty-": ("dice-king/", 0.9, 0.8)}
 # The piece reader scoring photos use: trained further than the live table's
 # (`models/piece_reader.md`, v7) on spreads and on what the detector boxes on the cloth beside
 # them. On the eval split's mixed tables it named fewer pieces and more wrongly than the
@@ -278,6 +288,7 @@ def perception_for(game: str | None) -> Any:
         face_readers=PHOTO_FACE_READERS,
         face_reader_views=PHOTO_FACE_READER_VIEWS,
         face_agreement=PHOTO_FACE_AGREEMENT,
+        face_readers_agree=PHOTO_FACE_READERS_AGREE,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
         table_like_name_share=PHOTO_TABLE_LIKE_NAME_SHARE,
         oversized=PHOTO_OVERSIZED,
@@ -355,6 +366,7 @@ __all__ = [
     "PHOTO_MIN_SCORE",
     "PHOTO_NAME_MIN_DETECTION",
     "PHOTO_FACE_READERS",
+    "PHOTO_FACE_READERS_AGREE",
     "PHOTO_FACE_READER_VIEWS",
     "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
