@@ -174,6 +174,20 @@ def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray,
     return np.concatenate(values), np.concatenate(colours)
 
 
+def _checkpoint_from_onnx(folder: Path, path: Path, net: Any, sample: Any) -> Path:
+    """``--init`` a committed die reader's ONNX file (its run folder is gone): its weights as a
+    checkpoint in ``folder/onnx-init`` (`models.export.load_exported_weights`; `sample`: uint8
+    training crops (B, 3, S, S)) to start from."""
+    from models.export import load_exported_weights
+    from models.runs import save_checkpoint
+
+    load_exported_weights(net, path, sample.float() / 255.0)
+    out = folder / "onnx-init"
+    out.mkdir(exist_ok=True)
+    save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
+    return out
+
+
 def train_dice(args: argparse.Namespace) -> Path:
     """Train, calibrate and export the die reader; return the ONNX path."""
     import torch
@@ -219,6 +233,9 @@ def train_dice(args: argparse.Namespace) -> Path:
     soft[~readable] = torch.tensor([0.0] + [1 / 6] * 6)
     # --- model
     net = DiceReaderNet(args.width or 16)
+    init = args.init
+    if init is not None and str(init).endswith(".onnx"):
+        init = _checkpoint_from_onnx(folder, Path(init), net, crops[train_idx[:512]])
 
     def step_loss(idx: Any, generator: Any) -> Any:
         value_logits, colour_logits = net(_augment(crops[idx].float() / 255.0, generator))
@@ -227,9 +244,7 @@ def train_dice(args: argparse.Namespace) -> Path:
         )
 
     # --- train
-    _, epochs, step = train_epochs(
-        "dice", folder, args, net, train_idx, step_loss, started, args.init
-    )
+    _, epochs, step = train_epochs("dice", folder, args, net, train_idx, step_loss, started, init)
     # --- calibrate on held-out scenes and report
     value_logits, colour_logits = _predict(net, data["crops"][held_idx])
     held_values, held_colours = data["values"][held_idx], data["colours"][held_idx]

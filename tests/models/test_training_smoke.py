@@ -269,6 +269,35 @@ def test_piece_training_starts_from_a_committed_onnx_reader(tmp_path: Path) -> N
         load_exported_weights(PieceReaderNet(classes, 24), committed, x)
 
 
+def test_die_reader_training_starts_from_the_committed_onnx_reader(tmp_path: Path) -> None:
+    """`models.train dice --init models/dice_reader.onnx`: the checkpoint made from the file
+    computes what the file computes (value and colour heads, before its calibrated softmax)."""
+    import onnxruntime as ort
+
+    from models.architectures import DiceReaderNet
+    from models.runs import load_checkpoint
+    from models.train_dice import _checkpoint_from_onnx
+
+    committed = Path(__file__).resolve().parents[2] / "models" / "dice_reader.onnx"
+    session = ort.InferenceSession(str(committed))
+    rng = np.random.default_rng(1)
+    crops = torch.from_numpy(rng.integers(0, 256, (32, 3, 40, 40), dtype=np.uint8))
+    folder = _checkpoint_from_onnx(tmp_path, committed, DiceReaderNet(16), crops)
+    net = DiceReaderNet(16)
+    checkpoint = load_checkpoint(folder)
+    assert checkpoint is not None
+    net.load_state_dict(checkpoint["model"])
+    x = crops[:6].float() / 255.0
+    with torch.no_grad():
+        value_logits, colour_logits = net.eval()(x)
+    values, colours = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    for logits, expected in ((value_logits.numpy(), values), (colour_logits.numpy(), colours)):
+        assert (logits.argmax(axis=1) == expected.argmax(axis=1)).all()
+        z = np.log(np.clip(expected, 1e-30, None))
+        ratio = (z[:, 1:] - z[:, :1]) / (logits[:, 1:] - logits[:, :1])
+        assert np.allclose(ratio, ratio.flat[0], rtol=1e-3)
+
+
 def test_recolouring_turns_the_hue_of_no_piece_crops_only() -> None:
     from models.train_pieces import recolour_not_pieces
 
