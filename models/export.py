@@ -97,6 +97,19 @@ def export_piece_reader(
     return out
 
 
+def checkpoint_from_exported(folder: Path, path: Path, net: Any, sample: Any) -> Path:
+    """``--init`` a committed reader's ONNX file (its run folder is gone): its weights
+    (`load_exported_weights`) as a checkpoint in ``folder/onnx-init`` to start from; `sample`:
+    uint8 training crops (B, 3, S, S)."""
+    from models.runs import save_checkpoint
+
+    load_exported_weights(net, path, sample.float() / 255.0)
+    out = folder / "onnx-init"
+    out.mkdir(exist_ok=True)
+    save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
+    return out
+
+
 def load_exported_weights(net: Any, path: Path, sample: Any) -> None:
     """Fine-tune from a committed ONNX file when its training run is gone: load `path`'s
     weights into `net` (a stack of conv + batch-norm blocks and linear layers, as

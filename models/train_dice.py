@@ -174,27 +174,13 @@ def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> tuple[np.ndarray,
     return np.concatenate(values), np.concatenate(colours)
 
 
-def _checkpoint_from_onnx(folder: Path, path: Path, net: Any, sample: Any) -> Path:
-    """``--init`` a committed die reader's ONNX file (its run folder is gone): its weights as a
-    checkpoint in ``folder/onnx-init`` (`models.export.load_exported_weights`; `sample`: uint8
-    training crops (B, 3, S, S)) to start from."""
-    from models.export import load_exported_weights
-    from models.runs import save_checkpoint
-
-    load_exported_weights(net, path, sample.float() / 255.0)
-    out = folder / "onnx-init"
-    out.mkdir(exist_ok=True)
-    save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
-    return out
-
-
 def train_dice(args: argparse.Namespace) -> Path:
     """Train, calibrate and export the die reader; return the ONNX path."""
     import torch
 
     from models.architectures import DiceReaderNet, count_parameters
     from models.data import extract_dice_crops, mine_false_dice
-    from models.export import export_dice_reader
+    from models.export import checkpoint_from_exported, export_dice_reader
     from models.runs import scene_folders
 
     folder = run_folder(args)
@@ -235,7 +221,7 @@ def train_dice(args: argparse.Namespace) -> Path:
     net = DiceReaderNet(args.width or 16)
     init = args.init
     if init is not None and str(init).endswith(".onnx"):
-        init = _checkpoint_from_onnx(folder, Path(init), net, crops[train_idx[:512]])
+        init = checkpoint_from_exported(folder, Path(init), net, crops[train_idx[:512]])
 
     def step_loss(idx: Any, generator: Any) -> Any:
         value_logits, colour_logits = net(_augment(crops[idx].float() / 255.0, generator))

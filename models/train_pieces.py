@@ -107,22 +107,16 @@ def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
 def _checkpoint_from_onnx(
     folder: Path, path: Path, net: Any, classes: list[tuple[str, ...]], sample: Any
 ) -> Path:
-    """``--init`` a committed reader's ONNX file (its run folder is gone): its weights as a
-    checkpoint in ``folder/onnx-init`` (`models.export.load_exported_weights`; `sample`: uint8
-    training crops (B, 3, S, S)) to start from."""
+    """``--init`` a committed reader's ONNX file whose face classes are this run's
+    (`models.export.checkpoint_from_exported`)."""
     import onnx
 
-    from models.export import load_exported_weights
-    from models.runs import save_checkpoint
+    from models.export import checkpoint_from_exported
 
     meta = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
     if json.loads(meta.get("face_classes", "null") or "null") != [list(c) for c in classes]:
         raise SystemExit(f"{path}: its face classes are not this run's (--faces, the gallery)")
-    load_exported_weights(net, path, sample.float() / 255.0)
-    out = folder / "onnx-init"
-    out.mkdir(exist_ok=True)
-    save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
-    return out
+    return checkpoint_from_exported(folder, path, net, sample)
 
 
 def train_pieces(args: argparse.Namespace) -> Path:

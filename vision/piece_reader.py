@@ -61,7 +61,7 @@ class PieceReaderConfig:
         threads: onnxruntime intra-op threads.
         views: 1, or 4 to read every crop in its four quarter turns (the readers learnt faces
             lying any way round) and combine the odds by their geometric mean: steadier odds on
-            blurred faces, at 4 × the cost. The scoring photos' face readers use 4
+            blurred faces, at 4 × the cost. Scoring photos read Dice King's faces so
             (`vision.readers.photos.PHOTO_FACE_READER_VIEWS`).
     """
 

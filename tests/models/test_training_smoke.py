@@ -275,14 +275,14 @@ def test_die_reader_training_starts_from_the_committed_onnx_reader(tmp_path: Pat
     import onnxruntime as ort
 
     from models.architectures import DiceReaderNet
+    from models.export import checkpoint_from_exported
     from models.runs import load_checkpoint
-    from models.train_dice import _checkpoint_from_onnx
 
     committed = Path(__file__).resolve().parents[2] / "models" / "dice_reader.onnx"
     session = ort.InferenceSession(str(committed))
     rng = np.random.default_rng(1)
     crops = torch.from_numpy(rng.integers(0, 256, (32, 3, 40, 40), dtype=np.uint8))
-    folder = _checkpoint_from_onnx(tmp_path, committed, DiceReaderNet(16), crops)
+    folder = checkpoint_from_exported(tmp_path, committed, DiceReaderNet(16), crops)
     net = DiceReaderNet(16)
     checkpoint = load_checkpoint(folder)
     assert checkpoint is not None
