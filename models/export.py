@@ -6,7 +6,7 @@ and check the file with `onnx.checker`. Run as
 last checkpoint.
 
 Public names: `export_dice_reader`, `export_piece_reader`, `export_detector`,
-`export_corner_refiner`, `load_exported_weights`.
+`export_corner_refiner`, `load_exported_weights`, `exported_conv_order`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 
 def _check(path: Path) -> None:
@@ -97,20 +100,81 @@ def export_piece_reader(
     return out
 
 
-def checkpoint_from_exported(folder: Path, path: Path, net: Any, sample: Any) -> Path:
-    """``--init`` a committed reader's ONNX file (its run folder is gone): its weights
+def checkpoint_from_exported(
+    folder: Path,
+    path: Path,
+    net: Any,
+    sample: Any,
+    export: Callable[[Any, Path], Any] | None = None,
+) -> Path:
+    """``--init`` a committed model's ONNX file (its run folder is gone): its weights
     (`load_exported_weights`) as a checkpoint in ``folder/onnx-init`` to start from; `sample`:
-    uint8 training crops (B, 3, S, S)."""
+    uint8 training crops (B, 3, S, S); `export`: how `net` is written (for networks whose
+    convolutions the graph does not list in the modules' order, `exported_conv_order`)."""
     from models.runs import save_checkpoint
 
-    load_exported_weights(net, path, sample.float() / 255.0)
+    order = exported_conv_order(net, export) if export is not None else None
+    load_exported_weights(net, path, sample.float() / 255.0, order)
     out = folder / "onnx-init"
     out.mkdir(exist_ok=True)
     save_checkpoint(out, {"model": net.state_dict(), "from": str(path)})
     return out
 
 
-def load_exported_weights(net: Any, path: Path, sample: Any) -> None:
+def exported_conv_order(net: Any, export: Callable[[Any, Path], Any]) -> list[Any]:
+    """`net`'s convolutions in the order its ONNX graph (written by `export(net, path)`) lists
+    them. A network with a top-down path (the detector) runs its layers in another order than
+    it declares them; each exported convolution is told apart by its weights, which are the
+    module's own times a per-channel batch-norm scale (so their correlation is highest).
+
+    Raises:
+        ValueError: an exported convolution matches no module of its shape one to one.
+    """
+    import copy
+    import tempfile
+
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    probe = copy.deepcopy(net).cpu()
+    convs = [m for m in probe.modules() if isinstance(m, torch.nn.Conv2d)]
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for conv in convs:  # distinct weights, however the net was initialised
+            conv.weight.copy_(torch.randn(conv.weight.shape, generator=generator))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "probe.onnx"
+        export(probe, out)
+        model = onnx.load(str(out))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    order: list[Any] = []
+    free = list(range(len(convs)))
+    for node in (n for n in model.graph.node if n.op_type == "Conv"):
+        w = weights[node.input[1]]
+        best, best_k = -1.0, -1
+        for k in free:
+            own = convs[k].weight.detach().numpy()
+            if own.shape != w.shape:
+                continue
+            # per output channel, the folded weights are a multiple of the module's
+            a = own.reshape(len(own), -1)
+            b = w.reshape(len(w), -1)
+            norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+            cos = np.abs((a * b).sum(1)) / np.maximum(norms, 1e-12)
+            if float(cos.min()) > best:
+                best, best_k = float(cos.min()), k
+        if best_k < 0 or best < 0.99:
+            raise ValueError(f"exported convolution {node.name!r} matches none of the network's")
+        free.remove(best_k)
+        order.append(best_k)
+    modules = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+    return [modules[k] for k in order]
+
+
+def load_exported_weights(
+    net: Any, path: Path, sample: Any, conv_order: list[Any] | None = None
+) -> None:
     """Fine-tune from a committed ONNX file when its training run is gone: load `path`'s
     weights into `net` (a stack of conv + batch-norm blocks and linear layers, as
     `PieceReaderNet`), so that `net` in eval mode computes what the file computes (before its
@@ -133,7 +197,11 @@ def load_exported_weights(net: Any, path: Path, sample: Any) -> None:
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
     layers = list(net.modules())
-    torch_convs = [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    torch_convs = (
+        list(conv_order)
+        if conv_order is not None
+        else [m for m in layers if isinstance(m, torch.nn.Conv2d)]
+    )
     torch_linears = [m for m in layers if isinstance(m, torch.nn.Linear)]
     norms: dict[int, Any] = {
         id(a): b

@@ -308,6 +308,21 @@ def training_device(name: str) -> str:
     return name
 
 
+def _checkpoint_from_onnx(
+    folder: Path, path: Path, net: Any, records: list[Any], size: int, seed: int
+) -> Path:
+    """``--init`` a committed detector's ONNX file (its run gone): its weights as a checkpoint
+    to start from; the batch norms are rebuilt on 32 training samples
+    (`models.export.checkpoint_from_exported`)."""
+    import torch
+
+    from models.export import checkpoint_from_exported, export_detector
+
+    samples = _SceneSamples(records, size, seed)
+    sample = torch.from_numpy(np.stack([samples[i][0] for i in range(min(32, len(records)))]))
+    return checkpoint_from_exported(folder, path, net.cpu(), sample, export_detector)
+
+
 def train_detector(args: argparse.Namespace) -> Path:
     """Train and export the detector; return the ONNX path."""
     import torch
@@ -336,7 +351,10 @@ def train_detector(args: argparse.Namespace) -> Path:
     schedule = torch.optim.lr_scheduler.OneCycleLR(
         optimiser, max_lr=args.lr, total_steps=max(1, steps_per_epoch * epochs), pct_start=0.1
     )
-    start_epoch, step, _ = restore_training(folder, args.init, net, optimiser, schedule)
+    init = args.init
+    if init is not None and str(init).endswith(".onnx"):
+        init = _checkpoint_from_onnx(folder, Path(init), net, records, size, args.seed)
+    start_epoch, step, _ = restore_training(folder, init, net, optimiser, schedule)
     loader, sampler = _scene_loader(records, size, batch, args.seed, args.workers)
     stopped_early = False
     for epoch in range(start_epoch, epochs):

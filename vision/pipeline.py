@@ -806,7 +806,12 @@ class Perception:
         `near_not_pieces_from`, else 0.9) or their own pixels have the table's colours (at
         least `table_like_share`, else 0.85). A box twice a Café tile's size held the only
         trace of a tile the detector missed (the reader: that tile at 0.76), and dropping it
-        scored the photo a tile short."""
+        scored the photo a tile short.
+
+        The table's colours are sampled outside every box, so many large boxes of cloth leave
+        too little table to judge any of them: the colours are judged again, without the boxes
+        dropped, for as long as that drops more (a yellow polka cloth boxed ten times around a
+        King's Breakfast spread, every box judgeable only once the first was gone)."""
         assert self.config.oversized is not None
         oversized = oversized_boxes(detections, self.config.oversized)
         named = np.array([i is not None for i in detections.identities], bool)
@@ -819,11 +824,21 @@ class Perception:
         if self.piece_reader is not None and games:
             none = self.piece_reader.read(frame, detections.boxes_xyxy[rows], games)
             empty |= none.probabilities[:, 0] >= (self.config.near_not_pieces_from or 0.9)
-        shares = table_colour_shares(frame, detections.boxes_xyxy, rows)
-        with np.errstate(invalid="ignore"):
-            empty |= shares >= (self.config.table_like_share or 0.85)
         drop = np.zeros(len(detections), bool)
         drop[rows[empty]] = True
+        while True:
+            left = rows[~drop[rows]]
+            if not len(left):
+                break
+            kept = np.flatnonzero(~drop)
+            shares = table_colour_shares(
+                frame, detections.boxes_xyxy[kept], np.searchsorted(kept, left)
+            )
+            with np.errstate(invalid="ignore"):
+                table = left[shares >= (self.config.table_like_share or 0.85)]
+            if not len(table):
+                break
+            drop[table] = True
         return detections[~drop], [m for m, d in zip(matches, drop, strict=True) if not d]
 
     def _table_shares(self, frame: np.ndarray, detections: Detections) -> np.ndarray:

@@ -333,3 +333,40 @@ def test_recolouring_by_channels_reorders_the_planes_of_no_piece_crops() -> None
         )
     with pytest.raises(ValueError, match="recolour mode"):
         recolour_not_pieces(x, labels, generator, share=1.0, mode="sepia")
+
+
+def test_detector_training_starts_from_the_committed_onnx_detector(tmp_path: Path) -> None:
+    """`models.train detector --init models/detector.onnx`: the detector's top-down path runs
+    its convolutions in another order than it declares them, so they are matched to the graph's
+    by their weights (`exported_conv_order`); the checkpoint then computes what the file
+    computes, on an input of another size than the sample's."""
+    import onnxruntime as ort
+
+    from models.architectures import CenterNetDetector, ExportDetector
+    from models.export import checkpoint_from_exported, export_detector, load_exported_weights
+    from models.runs import load_checkpoint
+
+    committed = Path(__file__).resolve().parents[2] / "models" / "detector.onnx"
+    rng = np.random.default_rng(2)
+    sample = torch.from_numpy(rng.integers(0, 256, (8, 3, 128, 128), dtype=np.uint8))
+    # in the modules' declared order the shapes do not even line up
+    with pytest.raises(ValueError, match="convolution"):
+        load_exported_weights(CenterNetDetector(16), committed, sample.float() / 255.0)
+    folder = checkpoint_from_exported(
+        tmp_path, committed, CenterNetDetector(16), sample, export_detector
+    )
+    checkpoint = load_checkpoint(folder)
+    assert checkpoint is not None
+    net = CenterNetDetector(16)
+    net.load_state_dict(checkpoint["model"])
+    x = rng.random((1, 3, 96, 160), dtype=np.float32)
+    with torch.no_grad():
+        got = [t.numpy() for t in ExportDetector(net.eval())(torch.from_numpy(x))]
+    expected = ort.InferenceSession(str(committed)).run(None, {"image": x})
+    for a, b in zip(got, expected, strict=True):
+        assert a.shape == b.shape
+        assert np.abs(a - b).max() < 1e-4
+    # and through the command: a smoke run fine-tunes from the file
+    metrics = _detector_smoke(tmp_path / "runs", "--init", str(committed))
+    assert metrics["steps"] == 2
+    assert (tmp_path / "runs" / "detector-smoke" / "onnx-init" / "checkpoint.pt").exists()

@@ -341,6 +341,43 @@ def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
     assert len(kept) == 5 and kept.identities[4] is None
 
 
+def test_large_boxes_of_cloth_are_judged_again_once_others_are_dropped() -> None:
+    """The table's colours are sampled outside every box: large boxes of cloth that leave too
+    little table uncovered cannot be judged at first. Once the piece reader rules one out, the
+    rest are judged on the table it uncovered, and dropped; a large box around a piece's
+    colours stays."""
+    from types import SimpleNamespace
+
+    from vision.pipeline import PerceptionConfig
+
+    rng = np.random.default_rng(3)
+    frame = np.clip(rng.normal(120, 4, (300, 400, 3)), 0, 255).astype(np.uint8)  # plain cloth
+    named = [[10 + k * 40, 10, 40 + k * 40, 50] for k in range(3)]  # 30 x 40 cards
+    for k, (x0, y0, x1, y1) in enumerate(named):
+        frame[y0:y1, x0:x1] = [(40, 200, 40), (200, 40, 40), (40, 40, 200)][k]
+    frame[200:260, 250:300] = (230, 230, 30)  # a piece no named box found...
+    around_piece = [240, 190, 310, 270]  # ... inside a large box
+    covering = [0, 60, 400, 300]  # the reader finds no piece in it
+    cloth = [[150, 0, 400, 120], [0, 150, 200, 300]]
+    boxes = named + [covering] + cloth + [around_piece]
+    detections = make(["card"] * 7).with_fields(
+        boxes_xyxy=np.array(boxes, np.float32),
+        identities=np.array(["kings-breakfast/ham"] * 3 + [None] * 4, object),
+        scores=np.full(7, 0.3, np.float32),
+    )
+    perception = Perception(PerceptionConfig(oversized=1.45), games=["kings-breakfast"])
+    empty = {tuple(covering): 0.95}
+
+    def read(_frame: np.ndarray, boxes_xyxy: np.ndarray, _games: object) -> SimpleNamespace:
+        odds = np.array([empty.get(tuple(int(v) for v in b), 0.1) for b in boxes_xyxy])
+        return SimpleNamespace(probabilities=np.column_stack([odds, 1 - odds]))
+
+    perception.piece_reader = SimpleNamespace(read=read)  # type: ignore[assignment]
+    kept, matches = perception._oversized(frame, detections, [None] * 7)
+    assert kept.boxes_xyxy.tolist() == [*named, around_piece]
+    assert len(matches) == 4
+
+
 def test_one_piece_with_two_names_keeps_neither() -> None:
     """Two boxes of one piece named differently: which name is right is not known, so the
     piece kept is left unnamed (a scoring photo is asked again); the same name twice stays."""
