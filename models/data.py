@@ -766,12 +766,27 @@ def _main() -> None:  # pragma: no cover - a build helper
     (images 640x480 unless WxH is given)."""
     import sys
 
-    folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    usage = "usage: python -m models.data FOLDER COUNT SEED [SPLIT [MIX [WxH]]]"
+    if not 4 <= len(sys.argv) <= 7:
+        raise SystemExit(usage)
+    try:
+        folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+        width, _, height = (sys.argv[6] if len(sys.argv) > 6 else "640x480").partition("x")
+        size = (int(width), int(height))
+    except ValueError:
+        raise SystemExit(f"{usage}\nCOUNT and SEED are whole numbers, WxH like 640x480") from None
     split = sys.argv[4] if len(sys.argv) > 4 else "train"
     mix = sys.argv[5] if len(sys.argv) > 5 else "default"
-    width, _, height = (sys.argv[6] if len(sys.argv) > 6 else "640x480").partition("x")
-    size = (int(width), int(height))
-    build_scene_cache(folder, count, seed=seed, split=split, mix=mix, size=size)
+    from datasets.render.ranges import SPLITS
+
+    if split not in SPLITS:
+        raise SystemExit(f"{usage}\nSPLIT is one of {', '.join(SPLITS)}, not {split!r}")
+    if mix not in MIXES:
+        raise SystemExit(f"models.data: unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
+    try:
+        build_scene_cache(folder, count, seed=seed, split=split, mix=mix, size=size)
+    except ValueError as error:  # an unknown mix, a bad size: one line, not a traceback
+        raise SystemExit(f"models.data: {error}") from None
 
 
 if __name__ == "__main__":

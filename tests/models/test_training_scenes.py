@@ -107,3 +107,33 @@ def test_a_false_piece_lies_off_every_recorded_object() -> None:
     assert not off_objects(np.array([132.0, 100.0, 192.0, 190.0]), card)  # IoU 0.36: a loose box
     assert not off_objects(np.array([0.0, 0.0, 400.0, 400.0]), card)  # holds the whole card
     assert off_objects(np.array([0.0, 0.0, 10.0, 10.0]), np.zeros((0, 4)))  # nothing recorded
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "usage: python -m models.data"),
+        (["OUT", "ten", "3"], "COUNT and SEED are whole numbers"),
+        (["OUT", "2", "3", "test"], "SPLIT is one of train, eval"),
+        (["OUT", "2", "3", "train", "bogus"], "unknown scene mix 'bogus'"),
+    ],
+)
+def test_scene_cache_command_rejects_bad_arguments_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """`python -m models.data` with missing or wrong arguments: a one-line reason, no
+    traceback, exit status 1."""
+    import subprocess
+    import sys
+
+    argv = [str(tmp_path / "cache") if a == "OUT" else a for a in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "models.data", *argv],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
