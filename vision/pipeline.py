@@ -148,8 +148,9 @@ class PerceptionConfig:
             scoring photo is asked again. None (default): every one may be dropped.
         name_min_score: cards and tiles the detector found less sure than this stay unnamed
             whatever they look like (a scoring photo is then asked again): on a yellow polka
-            table the piece reader took white-dotted squares for cheese cards. None (default):
-            every detection may be named.
+            table the piece reader took white-dotted squares for cheese cards. A number, or
+            one per kind (``{"card": 0.4, "tile": 0.3}``; a kind left out: any score). None
+            (default): every detection may be named.
         face_readers: identity prefix → the least probability its face reader
             (`vision.piece_reader.FACE_READER_MODELS`: a reader of those faces only, from a
             larger crop) must give a face for the piece to be named it (`first` mode). It reads
@@ -227,7 +228,7 @@ class PerceptionConfig:
     keep_sure_pieces: float | None = None
     near_faces_below: float | None = None
     near_not_pieces_from: float | None = None
-    name_min_score: float | None = None
+    name_min_score: float | dict[str, float] | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float = 0.9
@@ -772,7 +773,7 @@ class Perception:
                         if m is not None and m.identity is not None:
                             matches[int(row)] = m
         if self.config.name_min_score is not None:
-            unsure = pieces & (detections.scores < self.config.name_min_score)
+            unsure = pieces & (detections.scores < self._name_min_scores(detections.kinds))
             detections, matches = _unnamed(detections, matches, unsure)
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
@@ -797,6 +798,13 @@ class Perception:
         if self.config.oversized is not None:
             detections, matches = self._oversized(frame, detections, matches)
         return detections, matches
+
+    def _name_min_scores(self, kinds: np.ndarray) -> np.ndarray:
+        """(n,) `name_min_score` for each detection's kind (0 where none applies)."""
+        limit = self.config.name_min_score
+        if isinstance(limit, dict):
+            return np.array([limit.get(str(k), 0.0) for k in kinds], np.float32)
+        return np.full(len(kinds), 0.0 if limit is None else limit, np.float32)
 
     def _oversized(
         self, frame: np.ndarray, detections: Detections, matches: list[Match | None]

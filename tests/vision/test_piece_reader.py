@@ -402,7 +402,14 @@ def test_detections_less_sure_than_name_min_score_stay_unnamed(
     detections = make(["card"]).with_fields(
         boxes_xyxy=np.array([box], np.float32), scores=np.array([0.2], np.float32)
     )
-    for limit, expected in ((None, "kings-breakfast/ham"), (0.3, None)):
+    limits: list[tuple[float | dict[str, float] | None, str | None]] = [
+        (None, "kings-breakfast/ham"),
+        (0.3, None),
+        ({"card": 0.3, "tile": 0.1}, None),  # one limit per kind: the card's applies
+        ({"card": 0.15, "tile": 0.3}, "kings-breakfast/ham"),
+        ({"tile": 0.3}, "kings-breakfast/ham"),  # no limit for cards
+    ]
+    for limit, expected in limits:
         perception = Perception(PerceptionConfig(name_min_score=limit), games=["kings-breakfast"])
         assert perception.identify(frame, detections).identities[0] == expected
 

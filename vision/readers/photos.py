@@ -160,7 +160,13 @@ PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # validation king photo (seeds 8,000,130+) counted a card too many; every photo of 30 + 30
 # King's Breakfast tables, right / refused / wrong, 0.3: 92 / 58 / 0 and 89 / 60 / 1; 0.4: 92 /
 # 58 / 0 and 90 / 60 / 0; Café (40 tables) 87 / 30 / 0 → 86 / 31 / 0; Dice King (60) unchanged.
-PHOTO_NAME_MIN_DETECTION: float | None = 0.4
+# Café tiles 0.3: in small far hands the detector finds whole, plainly printed tiles at only
+# 0.34-0.4, which the piece reader names at 1.00 (on 60 validation tables, seeds 8,000,100+,
+# such tiles refused 3 photos). Every Café photo, right / refused / wrong, 0.4 → 0.3 → 0.25 →
+# 0.2: 60 tables 165 / 13 / 0 → 168 / 10 / 0 → 166 / 12 / 0 → 165 / 13 / 0; 100 other tables
+# (8,000,200+) 0.4 → 0.3: 277 / 22 / 0 → 279 / 20 / 0. Cards keep 0.4: Dice King's photos
+# at 0.3 went 197 / 13 / 0 → 196 / 14 / 0 (60 tables).
+PHOTO_NAME_MIN_DETECTION: dict[str, float] | None = {"card": 0.4, "tile": 0.3}
 # A weak unnamed box (detected under 0.4) whose own pixels have the table's colours at least
 # this much is the empty place of a spread's grid, not a piece, and is dropped
 # (`PerceptionConfig.table_like_share`, `vision.table_colours`), unless a named piece of the
