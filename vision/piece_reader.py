@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -81,11 +81,15 @@ class PieceReadings:
         scores: (n,) float32: the best face's probability.
         probabilities: (n, C) float32: odds of "no companion face" (column 0) and of each face
             (columns 1…, `PieceReader.classes`), restricted to the games asked about.
+        foreign: (n,) float32: the odds, before that restriction, of the faces of the games not
+            asked about (0 when every game was): a piece of another game is forced onto the
+            faces asked about by the restriction, and can be named one with high odds.
     """
 
     identities: np.ndarray
     scores: np.ndarray
     probabilities: np.ndarray
+    foreign: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
 class PieceReader:
@@ -143,7 +147,10 @@ class PieceReader:
         width = len(self.classes)
         if n == 0:
             return PieceReadings(
-                np.empty(0, object), np.zeros(0, np.float32), np.zeros((0, width), np.float32)
+                np.empty(0, object),
+                np.zeros(0, np.float32),
+                np.zeros((0, width), np.float32),
+                np.zeros(0, np.float32),
             )
         crops = crop_dice(frame, boxes, size=self.crop_size, margin=self.config.margin)
         log_odds = np.zeros((n, width), np.float64)
@@ -158,7 +165,10 @@ class PieceReader:
         # the geometric mean of the views' odds (one view: its odds)
         log_odds /= self.config.views
         probabilities = np.exp(log_odds - log_odds.max(axis=1, keepdims=True)).astype(np.float32)
-        probabilities *= self.allowed(games)
+        probabilities /= np.maximum(probabilities.sum(axis=1, keepdims=True), 1e-12)
+        allowed = self.allowed(games)
+        foreign = probabilities[:, ~allowed].sum(axis=1).astype(np.float32)
+        probabilities *= allowed
         probabilities /= np.maximum(probabilities.sum(axis=1, keepdims=True), 1e-12)
         best = probabilities.argmax(axis=1)
         scores = probabilities[np.arange(n), best]
@@ -166,7 +176,7 @@ class PieceReader:
         for i, (k, p) in enumerate(zip(best, scores, strict=True)):
             sure = k > 0 and p >= self.config.min_probability
             identities[i] = self.classes[int(k)][0] if sure else None
-        return PieceReadings(identities, scores.astype(np.float32), probabilities)
+        return PieceReadings(identities, scores.astype(np.float32), probabilities, foreign)
 
     def candidates(
         self, probabilities: np.ndarray, top_k: int = 3

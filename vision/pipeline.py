@@ -151,6 +151,12 @@ class PerceptionConfig:
             table the piece reader took white-dotted squares for cheese cards. A number, or
             one per kind (``{"card": 0.4, "tile": 0.3}``; a kind left out: any score). None
             (default): every detection may be named.
+        foreign_faces_from: a card or tile the piece reader, over every game's faces, finds
+            at least this likely to show a face of a game not asked about (`games`) keeps no
+            name (`first` mode): restricted to the games asked about, the reader's odds of
+            their faces are renormalised, and a Dice King penalty card read as a Café photo
+            (odds of any Café face about 0.00) was named a German guest at 0.93. None
+            (default): never.
         face_readers: identity prefix → the least probability its face reader
             (`vision.piece_reader.FACE_READER_MODELS`: a reader of those faces only, from a
             larger crop) must give a face for the piece to be named it (`first` mode). It reads
@@ -229,6 +235,7 @@ class PerceptionConfig:
     near_faces_below: float | None = None
     near_not_pieces_from: float | None = None
     name_min_score: float | dict[str, float] | None = None
+    foreign_faces_from: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float = 0.9
@@ -741,12 +748,13 @@ class Perception:
             return detections, [None] * len(detections)
         mode = self.config.piece_reader if self.piece_reader is not None else "off"
         if mode == "first":
-            detections, matches, not_pieces, odds = self._read_pieces(frame, detections)
+            detections, matches, not_pieces, odds, foreign = self._read_pieces(frame, detections)
             if not_pieces.any():
                 detections = detections[~not_pieces]
                 matches = [m for m, drop in zip(matches, not_pieces, strict=True) if not drop]
                 pieces = pieces[~not_pieces]
                 odds = odds[~not_pieces]
+                foreign = foreign[~not_pieces]
             rest = np.flatnonzero(
                 pieces & np.array([i is None for i in detections.identities], bool)
             )
@@ -760,6 +768,10 @@ class Perception:
                 detections, matches = self._read_faces(
                     frame, detections, matches, odds, prefix, limit
                 )
+            if self.config.foreign_faces_from is not None:
+                with np.errstate(invalid="ignore"):
+                    alien = foreign >= self.config.foreign_faces_from  # NaN: not read
+                detections, matches = _unnamed(detections, matches, alien)
         else:
             detections, matches = self._match_gallery(frame, detections)
             if mode == "after":
@@ -767,7 +779,7 @@ class Perception:
                     pieces & np.array([i is None for i in detections.identities], bool)
                 )
                 if len(rest):
-                    read, read_matches, _, _ = self._read_pieces(frame, detections[rest])
+                    read, read_matches, _, _, _ = self._read_pieces(frame, detections[rest])
                     detections = _scatter(detections, rest, read)
                     for row, m in zip(rest, read_matches, strict=True):
                         if m is not None and m.identity is not None:
@@ -898,20 +910,23 @@ class Perception:
 
     def _read_pieces(
         self, frame: np.ndarray, detections: Detections
-    ) -> tuple[Detections, list[Match | None], np.ndarray, np.ndarray]:
+    ) -> tuple[Detections, list[Match | None], np.ndarray, np.ndarray, np.ndarray]:
         """The piece reader on every card and tile: identities it is sure of, their Matches,
-        which rows are no piece (`drop_not_pieces`), and every row's face odds (NaN where it
-        was not asked)."""
+        which rows are no piece (`drop_not_pieces`), every row's face odds and its odds of a
+        face of a game not asked about (`PieceReadings.foreign`; NaN where it was not asked)."""
         matches: list[Match | None] = [None] * len(detections)
         not_pieces = np.zeros(len(detections), bool)
+        foreign = np.full(len(detections), np.nan, np.float32)
         rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
         games = self._reader_games()
         if self.piece_reader is None or not games or len(rows) == 0:
-            return detections, matches, not_pieces, np.full((len(detections), 1), np.nan)
+            odds = np.full((len(detections), 1), np.nan)
+            return detections, matches, not_pieces, odds, foreign
         reader = self.piece_reader
         readings = reader.read(frame, detections.boxes_xyxy[rows], games)
         odds = np.full((len(detections), len(reader.classes)), np.nan, np.float32)
         odds[rows] = readings.probabilities
+        foreign[rows] = readings.foreign
         if self.config.drop_not_pieces is not None:
             not_pieces[rows] = readings.probabilities[:, 0] >= self.config.drop_not_pieces
             if self.config.keep_sure_pieces is not None:
@@ -944,7 +959,7 @@ class Perception:
             scores[row] = float(readings.scores[k])
             matches[int(row)] = _reader_match(reader, readings.probabilities[k])
         named = detections.with_fields(identities=identities, identity_scores=scores)
-        return named, matches, not_pieces, odds
+        return named, matches, not_pieces, odds, foreign
 
     def _face_at_piece_size(
         self,

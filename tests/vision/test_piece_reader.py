@@ -14,7 +14,7 @@ from tests.vision.test_detections import make
 from vision.errors import ModelError
 from vision.gallery import Gallery, Reference, default_gallery, game_identities
 from vision.identify import Identifier
-from vision.piece_reader import PieceReader
+from vision.piece_reader import PieceReader, PieceReadings
 from vision.pipeline import Perception
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -412,6 +412,49 @@ def test_detections_less_sure_than_name_min_score_stay_unnamed(
     for limit, expected in limits:
         perception = Perception(PerceptionConfig(name_min_score=limit), games=["kings-breakfast"])
         assert perception.identify(frame, detections).identities[0] == expected
+
+
+@needs_model
+def test_a_piece_of_another_game_keeps_no_name_when_read_for_one_game(
+    reader: PieceReader, faces: dict[str, np.ndarray]
+) -> None:
+    """Restricted to the game asked about, the reader's odds are renormalised onto that game's
+    faces, so a Dice King card read as a Café photo could be named a guest. `foreign` keeps the
+    odds of the faces left out; with `foreign_faces_from` such a piece stays unnamed (the photo
+    is refused), while the game's own pieces keep their names."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["dice-king/penalty-1"], long_side=100)
+    boxes = np.array([box], np.float32)
+    assert reader.read(frame, boxes, ["cafe-international"]).foreign[0] >= 0.5
+    assert reader.read(frame, boxes, ["dice-king"]).foreign[0] < 0.5
+    assert reader.read(frame, boxes, None).foreign[0] == 0.0
+    # the pipeline: a reader that names the box a guest at 0.97, with the other games' odds
+    # set per case (on this plain table the real one names no guest either way)
+    guest = "cafe-international/italy/m"
+
+    class Forced:
+        foreign = 0.0
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(reader, name)
+
+        def read(self, frame: np.ndarray, boxes: np.ndarray, games: object) -> PieceReadings:
+            n = len(boxes)
+            odds = np.zeros((n, len(reader.classes)), np.float32)
+            odds[:, 0], odds[:, reader.class_index[guest]] = 0.03, 0.97
+            names = np.array([guest] * n, object)
+            scores = np.full(n, 0.97, np.float32)
+            return PieceReadings(names, scores, odds, np.full(n, self.foreign, np.float32))
+
+    card = make(["tile"]).with_fields(boxes_xyxy=boxes, scores=np.array([0.9], np.float32))
+    for limit, foreign, expected in ((0.5, 0.99, None), (0.5, 0.1, guest), (None, 0.99, guest)):
+        config = PerceptionConfig(foreign_faces_from=limit)
+        perception = Perception(config, games=["cafe-international"])
+        forced = Forced()
+        forced.foreign = foreign
+        perception.piece_reader = forced  # type: ignore[assignment]
+        assert perception.identify(frame, card).identities[0] == expected, (limit, foreign)
 
 
 needs_penalty_model = pytest.mark.skipif(

@@ -264,6 +264,12 @@ PHOTO_FACE_READERS_AGREE = {"dice-king/penalty-": ("dice-king/", 0.9, 0.8)}
 # default reader (v3; cards right / wrong 296 / 4 against 299 / 0, tiles 700 / 1 against
 # 726 / 0), so `table-companion detect` and the live table keep v3.
 PHOTO_PIECE_MODEL = Path(__file__).resolve().parents[2] / "models" / "photo_piece_reader.onnx"
+# A piece the piece reader, over every game's faces, finds at least this likely to be another
+# game's is left unnamed (`PerceptionConfig.foreign_faces_from`): restricted to the game asked
+# about, its odds are renormalised onto that game's faces. A benchmark Dice King photo read as
+# Café (seed 90,000,063, detector v14: one box on two penalty cards) was scored: the box named
+# a German guest at 0.93, where over all faces the reader gave penalty faces 1.00.
+PHOTO_FOREIGN_FACES_FROM: float | None = 0.5
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
@@ -301,6 +307,7 @@ def perception_for(game: str | None) -> Any:
         near_not_pieces_from=PHOTO_NEAR_NOT_PIECES_FROM,
         piece_reader_veto=PHOTO_PIECE_VETO,
         name_min_score=PHOTO_NAME_MIN_DETECTION,
+        foreign_faces_from=PHOTO_FOREIGN_FACES_FROM,
         face_readers=PHOTO_FACE_READERS,
         face_reader_views=PHOTO_FACE_READER_VIEWS,
         face_agreement=PHOTO_FACE_AGREEMENT,
