@@ -268,8 +268,11 @@ PHOTO_PIECE_MODEL = Path(__file__).resolve().parents[2] / "models" / "photo_piec
 # game's is left unnamed (`PerceptionConfig.foreign_faces_from`): restricted to the game asked
 # about, its odds are renormalised onto that game's faces. A benchmark Dice King photo read as
 # Café (seed 90,000,063, detector v14: one box on two penalty cards) was scored: the box named
-# a German guest at 0.93, where over all faces the reader gave penalty faces 1.00.
-PHOTO_FOREIGN_FACES_FROM: float | None = 0.5
+# a German guest at 0.93, where over all faces the reader gave penalty faces 1.00. Named King's
+# Breakfast cards of validation photos, odds of another game's face: 30 tables of seeds
+# 8,000,100+ all under 0.05 (2,773 cards); 60 of 8,000,200+ two of 5,538 from 0.5 (0.50,
+# 0.69), none from 0.7. At 0.5 three benchmark tables lost a right score, hence 0.9.
+PHOTO_FOREIGN_FACES_FROM: float | None = 0.9
 # each game's one kind of piece (`PerceptionConfig.piece_kind`)
 PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-king": "card"}
 
