@@ -773,6 +773,8 @@ def _main() -> None:  # pragma: no cover - a build helper
         folder, count, seed = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
         width, _, height = (sys.argv[6] if len(sys.argv) > 6 else "640x480").partition("x")
         size = (int(width), int(height))
+        if min(size) < 1:
+            raise ValueError(size)
     except ValueError:
         raise SystemExit(f"{usage}\nCOUNT and SEED are whole numbers, WxH like 640x480") from None
     split = sys.argv[4] if len(sys.argv) > 4 else "train"
@@ -783,10 +785,7 @@ def _main() -> None:  # pragma: no cover - a build helper
         raise SystemExit(f"{usage}\nSPLIT is one of {', '.join(SPLITS)}, not {split!r}")
     if mix not in MIXES:
         raise SystemExit(f"models.data: unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
-    try:
-        build_scene_cache(folder, count, seed=seed, split=split, mix=mix, size=size)
-    except ValueError as error:  # an unknown mix, a bad size: one line, not a traceback
-        raise SystemExit(f"models.data: {error}") from None
+    build_scene_cache(folder, count, seed=seed, split=split, mix=mix, size=size)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -89,7 +89,7 @@ class PieceReadings:
     identities: np.ndarray
     scores: np.ndarray
     probabilities: np.ndarray
-    foreign: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    foreign: np.ndarray
 
 
 class PieceReader:

@@ -84,28 +84,15 @@ def spread_pieces(
     within = np.zeros(len(detections), bool)
     for i in np.flatnonzero(other & ~named):
         within[i] = _share_inside(boxes[i], hosts) >= inside
+    # weak unnamed boxes on part of a piece another box found whole and named (a spread piece
+    # is at least half visible, so its own box lies at most about half within a neighbour's)
+    parts = is_kind & ~named & (detections.scores < PART_BELOW_SCORE)
+    named_hosts = boxes[is_kind & named]
+    for i in np.flatnonzero(parts):
+        parts[i] = _share_inside(boxes[i], named_hosts) >= PART_INSIDE
     small = _unnamed_small(detections, kind)
-    parts = _weak_parts_of_named(detections, kind)
     keep = ~within & ~small & ~parts & (detections.kinds != "die")
     return detections[keep], int((within | small | parts).sum())
-
-
-def _weak_parts_of_named(detections: Detections, kind: str) -> np.ndarray:
-    """(n,) bool: unnamed detections of `kind` found less sure than `PART_BELOW_SCORE` whose
-    box lies at least `PART_INSIDE` within one named piece's box: a box on part of a piece
-    another box found whole and named (a spread piece is at least half visible, so its own box
-    lies at most about half within a neighbour's)."""
-    named = np.array([i is not None for i in detections.identities], bool) & (
-        detections.kinds == kind
-    )
-    candidates = ~named & (detections.kinds == kind) & (detections.scores < PART_BELOW_SCORE)
-    parts = np.zeros(len(detections), bool)
-    if not named.any():
-        return parts
-    boxes = detections.boxes_xyxy.astype(np.float64)
-    for i in np.flatnonzero(candidates):
-        parts[i] = _share_inside(boxes[i], boxes[named]) >= PART_INSIDE
-    return parts
 
 
 def _share_inside(box: np.ndarray, hosts: np.ndarray) -> float:
@@ -191,7 +178,7 @@ SPREAD_SMALLEST = {"tile": 0.75, "card": 0.5}
 # 0, and 216 / 134 / 0 on 100 more tables.
 SET_ASIDE_AMONG = 3
 # A weak unnamed box lying this much within a named piece's box is a part of that piece, set
-# aside by `spread_pieces` (`_weak_parts_of_named`). Unnamed boxes left on every photo of 60
+# aside by `spread_pieces`. Unnamed boxes left on every photo of 60
 # validation tables a game (seeds 8,000,100+, 44 boxes): boxes on part of a piece named by
 # another box lay 0.37-1.0 within it (8 of them, 0.45 or more: 5, all found under 0.3); true
 # pieces left unnamed lay at most 0.33 within a named one, and none of them was found under 0.4.
