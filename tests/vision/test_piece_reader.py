@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from tests.vision.test_detections import make
+from vision.detections import Detections
 from vision.errors import ModelError
 from vision.gallery import Gallery, Reference, default_gallery, game_identities
-from vision.identify import Identifier
+from vision.identify import Identifier, Match
 from vision.piece_reader import PieceReader, PieceReadings
 from vision.pipeline import Perception
 
@@ -761,3 +762,62 @@ def test_a_face_reader_under_its_limit_names_a_face_another_reader_seconds(
     )
     assert named({PENALTY: ("dice-king/", 0.5, 1.01)}) is None  # the other not sure enough
     assert named({PENALTY: ("kings-breakfast/", 0.5, 0.0)}) is None  # it names no such face
+
+
+class UndecidedIdentifier:
+    """The gallery undecided about every card: its best class is `label` at `similarity`, too
+    close to the next to be named on its own."""
+
+    def __init__(self, label: str, similarity: float) -> None:
+        self.label, self.similarity = label, similarity
+
+    def identify_detailed(
+        self, frame: np.ndarray, detections: Detections, games: object = None
+    ) -> tuple[Detections, list[Match | None]]:
+        unsure = Match(
+            identity=None,
+            score=self.similarity,
+            margin=0.005,
+            rotation=0,
+            label=self.label,
+            source="companion",
+            candidates=((self.label, self.similarity), ("kings-breakfast/bread", 0.6)),
+            aliases=(self.label,),
+        )
+        return detections, [unsure if k != "die" else None for k in detections.kinds]
+
+
+@needs_model
+def test_a_piece_neither_look_names_alone_is_named_when_both_agree(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`PerceptionConfig.agreement`: a ham card the piece reader is too unsure to name alone
+    and the gallery is undecided about is named ham when the gallery's best class is the
+    reader's likeliest face, both sure enough; a gallery best class of another face, a gallery
+    too unsure, or the rule turned off leave it unnamed (issue 7: null, never wrong)."""
+    from vision.piece_reader import PieceReaderConfig
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    never_sure = PieceReaderConfig(min_probability=1.01)  # the reader names nothing itself
+
+    def identified(label: str, similarity: float, agreement: tuple[float, float] | None) -> object:
+        config = PerceptionConfig(
+            piece_reader_config=never_sure,
+            piece_reader_veto=None,
+            agreement=agreement,
+            outline_look=False,
+        )
+        perception = Perception(
+            config,
+            identifier=UndecidedIdentifier(label, similarity),  # type: ignore[arg-type]
+            games=["kings-breakfast"],
+        )
+        return perception.identify(frame, detections).identities[0]
+
+    ham, cheese = "kings-breakfast/ham", "kings-breakfast/cheese"
+    assert identified(ham, 0.65, (0.5, 0.6)) == ham
+    assert identified(cheese, 0.65, (0.5, 0.6)) is None  # the reader's likeliest is ham
+    assert identified(ham, 0.55, (0.5, 0.6)) is None  # the gallery too unsure
+    assert identified(ham, 0.65, None) is None

@@ -309,6 +309,7 @@ def perception_for(game: str | None) -> Any:
         near_faces_below=PHOTO_NEAR_FACES_BELOW,
         near_not_pieces_from=PHOTO_NEAR_NOT_PIECES_FROM,
         piece_reader_veto=PHOTO_PIECE_VETO,
+        agreement=None,  # not measured on scoring photos (their face readers decide)
         name_min_score=PHOTO_NAME_MIN_DETECTION,
         foreign_faces_from=PHOTO_FOREIGN_FACES_FROM,
         face_readers=PHOTO_FACE_READERS,
