@@ -31,7 +31,7 @@ Matching is vectorised: one product per cell for all pieces of a frame
 chosen on rendered eval-split scenes of other seeds than the benchmark's.
 
 Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `similarity`, `cell_grid`,
-`fine_config`, `thumb_size`, `candidates_json`.
+`fine_config`, `thumb_size`, `candidates_json`, `printed_corners`.
 """
 
 from __future__ import annotations
@@ -886,7 +886,7 @@ class Identifier:
             if m.identity is not None:
                 quad = _clockwise(corners[i])
                 if quad is not None:
-                    printed = np.roll(quad, m.rotation, axis=0)
+                    printed = printed_corners(quad, m.rotation)
                     if self.config.align_corners:
                         face = self._faces[m.identity]
                         printed, _ = align_to_reference(frame, printed, face, self.config.align)
@@ -924,6 +924,15 @@ def _decide(
     )
 
 
+def printed_corners(corners: np.ndarray, rotation: int) -> np.ndarray:
+    """A piece's 4 corners listed clockwise from its printed top-left (a `Match.rotation`);
+    corners that form no convex quad are returned as given."""
+    quad = _clockwise(corners)
+    if quad is None:
+        return np.asarray(corners)
+    return np.roll(quad, rotation, axis=0).astype(np.asarray(corners).dtype)
+
+
 def _clockwise(corners: np.ndarray) -> np.ndarray | None:
     quad = np.asarray(corners, np.float64).reshape(4, 2)
     if not np.all(np.isfinite(quad)):
@@ -942,6 +951,7 @@ __all__ = [
     "cell_grid",
     "describe",
     "fine_config",
+    "printed_corners",
     "similarity",
     "thumb_size",
 ]

@@ -44,7 +44,7 @@ from vision.dice_reader import (
 from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import quad_overlap
-from vision.identify import Identifier, Match
+from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
 from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig, PieceReadings
 from vision.pips import PipCounterConfig, count_pips
@@ -1033,6 +1033,7 @@ class Perception:
         least_odds, least_similarity = self.config.agreement
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()
+        corners = detections.corners_px.copy()
         matches = list(matches)
         for row, m in enumerate(matches):
             if identities[row] is not None or m is None or m.label is None or not m.candidates:
@@ -1052,7 +1053,14 @@ class Perception:
                 continue
             identities[row], scores[row] = best_name, float(similarity)
             matches[row] = replace(m, identity=best_name, score=float(similarity))
-        return detections.with_fields(identities=identities, identity_scores=scores), matches
+            # listed from the printed top-left, as the gallery lists the pieces it names
+            corners[row] = printed_corners(corners[row], m.rotation)
+        return (
+            detections.with_fields(
+                identities=identities, identity_scores=scores, corners_px=corners
+            ),
+            matches,
+        )
 
     def face_reader(self, prefix: str) -> PieceReader:
         """The face reader of identity `prefix` (`FACE_READER_MODELS`), loaded once.

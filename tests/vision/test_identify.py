@@ -325,3 +325,16 @@ def test_detector_garbage_on_bare_table_or_astride_two_pieces_is_rarely_identifi
         identified += [(game, k, m.identity) for k, m in enumerate(matches) if m and m.identity]
     assert total >= 60
     assert len(identified) <= 0.02 * total, identified
+
+
+def test_printed_corners_start_at_the_printed_top_left_clockwise() -> None:
+    """A `Match.rotation` re-lists a piece's corners from its printed top-left; corners given
+    counter-clockwise are read clockwise first; a quad that is no convex quad stays as given."""
+    from vision.identify import printed_corners
+
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    assert np.array_equal(printed_corners(square, 0), square)
+    assert np.array_equal(printed_corners(square, 1), np.roll(square, 1, axis=0))
+    assert np.array_equal(printed_corners(square[[0, 3, 2, 1]], 0), square)
+    crossed = square[[0, 2, 1, 3]]
+    assert np.array_equal(printed_corners(crossed, 2), crossed)
