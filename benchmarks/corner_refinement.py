@@ -14,8 +14,10 @@ each piece once). For every matched piece it compares corner sources:
 - ``learned_rect``: the corner refiner started from the detection box's own rectangle;
 - ``learned_pick``: of ``learned`` and ``learned_rect``, the quad whose bounding box agrees
   better with the detection box (IoU), per piece;
-- ``learned_outline``: `refine_quad` started from ``learned`` (the pipeline's outline look
-  after the rectify stage);
+- ``learned_outline``: `refine_quad` started from ``learned``;
+- ``snapped``: ``learned`` with each corner snapped (`vision.corner_snap.CornerSnapper`; the
+  pipeline's rectify stage);
+- ``snapped_outline``: `refine_quad` started from ``snapped`` (the pipeline's outline look);
 - ``true``: the rendered piece's true corners (the ceiling).
 
 It reports the corner error (`models.evaluate.corner_error`: mean corner distance over the
@@ -49,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 from models.data import read_scene_cache  # noqa: E402
 from models.evaluate import _iou_matrix, corner_error  # noqa: E402
 from vision.corner_refiner import PIECE_ASPECTS, CornerRefiner  # noqa: E402
+from vision.corner_snap import CornerSnapConfig, CornerSnapper  # noqa: E402
 from vision.detector import Detector  # noqa: E402
 from vision.identify import Identifier  # noqa: E402
 from vision.outline import refine_quad  # noqa: E402
@@ -64,6 +67,8 @@ SOURCES = (
     "learned_rect",
     "learned_pick",
     "learned_outline",
+    "snapped",
+    "snapped_outline",
     "true",
 )
 # the pipeline's looks in turn: a piece left unnamed by one is tried with the next one's corners
@@ -77,6 +82,9 @@ CASCADES = {
     "learned>learned_outline": ("learned", "learned_outline"),
     "learned>learned_box>learned_outline": ("learned", "learned_box", "learned_outline"),
     "learned_pick>learned_outline": ("learned_pick", "learned_outline"),
+    "snapped>snapped_outline": ("snapped", "snapped_outline"),
+    "snapped>learned": ("snapped", "learned"),
+    "snapped>learned>snapped_outline": ("snapped", "learned", "snapped_outline"),
 }
 
 
@@ -117,10 +125,17 @@ def _outcome(match: Any, piece: dict[str, Any]) -> str:
 
 
 def run(
-    cache: Path, scenes: int, model: str | None, skip: int = 0, refiner_model: str | None = None
+    cache: Path,
+    scenes: int,
+    model: str | None,
+    skip: int = 0,
+    refiner_model: str | None = None,
+    snapper_model: str | None = None,
+    snap_rounds: int = 1,
 ) -> dict[str, Any]:
     detector = Detector(model)
     refiner = CornerRefiner(refiner_model)
+    snapper = CornerSnapper(snapper_model, CornerSnapConfig(rounds=snap_rounds))
     identifier = Identifier()
     records = [r for r in read_scene_cache(cache) if r.truth.get("game")][skip : skip + scenes]
     errors: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -130,6 +145,7 @@ def run(
     changed: dict[str, list[bool]] = defaultdict(list)
     refine_seconds = 0.0
     learned_seconds = 0.0
+    snap_seconds = 0.0
     for record in records:
         frame = cv2.imread(str(record.image_path))
         if frame is None:
@@ -161,6 +177,9 @@ def run(
             start = time.perf_counter()
             learned = refiner.refine(frame, detected, ASPECTS[kind])
             learned_seconds += time.perf_counter() - start
+            start = time.perf_counter()
+            snapped = snapper.snap(frame, learned)
+            snap_seconds += time.perf_counter() - start
             rect = np.stack(
                 [[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes]
             )
@@ -185,6 +204,13 @@ def run(
                         for quad, box in zip(learned, boxes, strict=True)
                     ]
                 ),
+                "snapped": snapped,
+                "snapped_outline": np.stack(
+                    [
+                        refine_quad(frame, quad, box, ASPECTS[kind])[0]
+                        for quad, box in zip(snapped, boxes, strict=True)
+                    ]
+                ),
                 "true": true,
             }
             found: dict[str, list[Any]] = {}
@@ -204,6 +230,7 @@ def run(
         "scenes": len(records),
         "refine_ms_per_piece": round(1000 * refine_seconds / max(pieces_total, 1), 3),
         "learned_ms_per_piece": round(1000 * learned_seconds / max(pieces_total, 1), 3),
+        "snap_ms_per_piece": round(1000 * snap_seconds / max(pieces_total, 1), 3),
         "kinds": {},
     }
     for kind in ("card", "tile"):
@@ -223,6 +250,7 @@ def run(
             n = max(sum(counts.values()), 1)
             entry[source] = {
                 "corner_median": round(float(np.median(values)), 4),
+                "within_0.01": round(float((values <= 0.01).mean()), 3),
                 "within_0.02": round(float((values <= 0.02).mean()), 3),
                 "within_0.05": round(float((values <= 0.05).mean()), 3),
                 **{k: round(v / n, 3) for k, v in counts.items()},
@@ -238,20 +266,32 @@ def main() -> None:
     parser.add_argument("--skip", type=int, default=0, help="leave out the first N of them")
     parser.add_argument("--model", default=None, help="detector ONNX (default: the shipped one)")
     parser.add_argument("--refiner", default=None, help="corner refiner ONNX (default: shipped)")
+    parser.add_argument("--snapper", default=None, help="corner snapper ONNX (default: shipped)")
+    parser.add_argument("--snap-rounds", type=int, default=1, help="corner snapper rounds")
     parser.add_argument("--json", type=Path, default=None, help="also write the summary here")
     args = parser.parse_args()
-    summary = run(args.cache, args.scenes, args.model, args.skip, args.refiner)
+    summary = run(
+        args.cache,
+        args.scenes,
+        args.model,
+        args.skip,
+        args.refiner,
+        args.snapper,
+        args.snap_rounds,
+    )
     print(
         f"{summary['scenes']} scenes, refine_quad {summary['refine_ms_per_piece']} ms/piece,"
-        f" corner refiner {summary['learned_ms_per_piece']} ms/piece"
+        f" corner refiner {summary['learned_ms_per_piece']} ms/piece,"
+        f" corner snapper {summary['snap_ms_per_piece']} ms/piece"
     )
-    header = f"{'kind':5} {'source':12} {'median':>7} {'<=2%':>6} {'<=5%':>6}"
+    header = f"{'kind':5} {'source':15} {'median':>7} {'<=1%':>6} {'<=2%':>6} {'<=5%':>6}"
     print(header + f" {'correct':>8} {'wrong':>6} {'null':>6}")
     for kind, entry in summary["kinds"].items():
         for source in SOURCES:
             s = entry[source]
             print(
-                f"{kind:5} {source:12} {s['corner_median']:7.3f} {s['within_0.02']:6.2f}"
+                f"{kind:5} {source:15} {s['corner_median']:7.3f} {s['within_0.01']:6.2f}"
+                f" {s['within_0.02']:6.2f}"
                 f" {s['within_0.05']:6.2f} {s['correct']:8.3f} {s['wrong']:6.3f} {s['null']:6.3f}"
             )
         for name in CASCADES:

@@ -230,6 +230,47 @@ class CornerRefinerNet(nn.Module):
         return (xy / 96.0).flatten(1)
 
 
+class CornerSnapNet(nn.Module):
+    """Corner canvas (B, 3, 32, 32) in [0, 1] BGR → the true corner's position (B, 2): x, y over 32.
+
+    `vision.corner_snap` centres the canvas on a corner estimate with the piece's sides along +x
+    and +y. An encoder to stride 8 (4 × 4: each cell sees the whole canvas) and a top-down path
+    back to stride 2; one heatmap on the 16 × 16 grid and its soft-argmax (the softmax-weighted
+    mean cell position) is the corner.
+    """
+
+    xs: torch.Tensor
+    ys: torch.Tensor
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.stem = _conv(3, w)  # 32
+        self.s2 = nn.Sequential(_dw(w, 2 * w, 2), _dw(2 * w, 2 * w))  # 16
+        self.s4 = nn.Sequential(_dw(2 * w, 4 * w, 2), _dw(4 * w, 4 * w))  # 8
+        self.s8 = nn.Sequential(_dw(4 * w, 6 * w, 2), _dw(6 * w, 6 * w))  # 4
+        self.lat4 = nn.Conv2d(6 * w, 4 * w, 1)
+        self.fuse4 = _dw(4 * w, 4 * w)
+        self.lat2 = nn.Conv2d(4 * w, 2 * w, 1)
+        self.fuse2 = _dw(2 * w, 2 * w)
+        self.heat = nn.Conv2d(2 * w, 1, 3, 1, 1)
+        cells = (torch.arange(16, dtype=torch.float32) + 0.5) * 2.0
+        self.register_buffer("xs", cells.repeat(16), persistent=False)
+        self.register_buffer("ys", cells.repeat_interleave(16), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f2 = self.s2(self.stem(x))
+        f4 = self.s4(f2)
+        f8 = self.s8(f4)
+        up = nn.functional.interpolate(self.lat4(f8), scale_factor=2.0, mode="nearest")
+        p4 = self.fuse4(f4 + up)
+        up = nn.functional.interpolate(self.lat2(p4), scale_factor=2.0, mode="nearest")
+        p2 = self.fuse2(f2 + up)
+        weights = torch.softmax(self.heat(p2).flatten(1), dim=1)  # (B, 256)
+        xy = torch.stack([(weights * self.xs).sum(1), (weights * self.ys).sum(1)], dim=1)
+        return xy / 32.0
+
+
 class TopFaceNet(nn.Module):
     """Die crop (B, 3, 48, 48) in [0, 1] BGR → top-face mask logits (B, 1, 48/s, 48/s).
 
@@ -294,6 +335,7 @@ __all__ = [
     "DETECTOR_KINDS",
     "CenterNetDetector",
     "CornerRefinerNet",
+    "CornerSnapNet",
     "DiceReaderNet",
     "ExportTopFace",
     "TopFaceNet",

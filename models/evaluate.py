@@ -220,15 +220,18 @@ def evaluate_synthetic(
 
 def corner_error(predicted: np.ndarray, true: np.ndarray) -> float:
     """Mean distance of predicted to true corners over the piece's mean edge length, for the best
-    of the 4 cyclic orders (which corner is "first" is the identifier's business); NaN corners
-    (none predicted) give inf."""
+    of the 8 orders round the quad (which corner is "first" is the identifier's business, and a
+    face-down piece's truth lists its back's corners, turning the other way in the image); NaN
+    corners (none predicted) give inf."""
     predicted = np.asarray(predicted, np.float64).reshape(4, 2)
     true = np.asarray(true, np.float64).reshape(4, 2)
     if not np.all(np.isfinite(predicted)):
         return float("inf")
     edge = float(np.linalg.norm(np.roll(true, -1, axis=0) - true, axis=1).mean())
     best = min(
-        float(np.linalg.norm(np.roll(predicted, k, axis=0) - true, axis=1).mean()) for k in range(4)
+        float(np.linalg.norm(np.roll(order, k, axis=0) - true, axis=1).mean())
+        for order in (predicted, predicted[::-1])
+        for k in range(4)
     )
     return best / max(edge, 1e-9)
 
@@ -239,6 +242,7 @@ def _error_summary(errors: list[float]) -> dict[str, Any]:
         "pieces": len(values),
         "median": round(float(np.median(values)), 4),
         "p90": round(float(np.quantile(values, 0.9)), 4),
+        "within_0.01": round(float((values <= 0.01).mean()), 4),
         "within_0.02": round(float((values <= 0.02).mean()), 4),
         "within_0.05": round(float((values <= 0.05).mean()), 4),
     }
@@ -389,6 +393,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="folder with another dice_top_face.onnx and dice_face_reader.onnx (training --out)",
     )
+    parser.add_argument("--snap-model", type=Path, default=None, help="another corner snapper ONNX")
+    parser.add_argument(
+        "--no-snap", action="store_true", help="leave the corner refiner's corners unsnapped"
+    )
     parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
     parser.add_argument(
         "--top-face",
@@ -446,9 +454,11 @@ def main(argv: list[str] | None = None) -> int:
         drop_not_pieces=args.drop_not_pieces,
         piece_reader_veto=args.piece_reader_veto,
         face_readers=face_readers,
+        snap_corners=not args.no_snap,
     )
     perception = Perception(
         config,
+        snap_model=args.snap_model,
         detector_model=args.detector_model,
         dice_model=args.dice_model,
         piece_model=args.piece_model,
@@ -464,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
         "drop_not_pieces": args.drop_not_pieces,
         "piece_reader_veto": args.piece_reader_veto,
         "face_readers": face_readers,
+        "snap_corners": not args.no_snap,
+        "snap_model": str(args.snap_model) if args.snap_model else None,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

@@ -320,14 +320,36 @@ def export_corner_refiner(net: Any, out: Path) -> Path:
     return out
 
 
+def export_corner_snapper(net: Any, out: Path) -> Path:
+    """Write the corner snapper: input ``canvas`` (n, 3, 32, 32) → ``corner`` (n, 2), the true
+    corner's x, y on the canvas over its side."""
+    from vision.corner_snap import CANVAS
+
+    out = _to_onnx(
+        net,
+        (1, 3, CANVAS, CANVAS),
+        out,
+        inputs=["canvas"],
+        outputs=["corner"],
+        dynamic_axes={"canvas": {0: "n"}, "corner": {0: "n"}},
+    )
+    _check(out)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Re-export a run folder's checkpoint."""
     import torch
 
-    from models.architectures import CenterNetDetector, CornerRefinerNet, DiceReaderNet
+    from models.architectures import (
+        CenterNetDetector,
+        CornerRefinerNet,
+        CornerSnapNet,
+        DiceReaderNet,
+    )
 
     parser = argparse.ArgumentParser(prog="python -m models.export")
-    parser.add_argument("model", choices=["dice", "detector", "corners"])
+    parser.add_argument("model", choices=["dice", "detector", "corners", "corner-snap"])
     parser.add_argument("run", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -349,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
         refiner = CornerRefinerNet(width or 16)
         refiner.load_state_dict(checkpoint["model"])
         export_corner_refiner(refiner, args.out)
+    elif args.model == "corner-snap":
+        snapper = CornerSnapNet(width or 16)
+        snapper.load_state_dict(checkpoint["model"])
+        export_corner_snapper(snapper, args.out)
     else:
         detector = CenterNetDetector(width or 16)
         detector.load_state_dict(checkpoint["model"])

@@ -1,4 +1,4 @@
-"""Train our models: ``python -m models.train dice|detector|corners|top-face|pieces …``.
+"""Train our models: ``python -m models.train dice|detector|corners|corner-snap|top-face|pieces …``.
 
 One command per model. Each run lives in ``runs/<model>-<name>/`` (git-ignored): the rendered
 scene cache it used, a checkpoint after every epoch (``checkpoint.pt``; a rerun with the same
@@ -11,6 +11,7 @@ Examples::
     python -m models.train dice --name v1 --scenes 4000 --epochs 12
     python -m models.train detector --name v1 --scenes 4000 --epochs 20
     python -m models.train corners --name v1 --cache runs/cache/train_s1 --epochs 8
+    python -m models.train corner-snap --name v1 --cache runs/cache/train_s1 --epochs 6
     python -m models.train top-face --name v1 --cache runs/cache/train_close_s5 --epochs 10
     python -m models.train pieces --name v1 --cache runs/cache/train_s1 --epochs 8
     python -m models.train pieces --name penalty-v1 --faces dice-king/penalty- --size 96 \
@@ -105,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="share of training quads disturbed far more (turned σ 20°, scaled σ 20 %%)",
     )
     _stop_after(corners)
+    snap = sub.add_parser(
+        "corner-snap", help="the corner snapper (each refined corner onto the true one)"
+    )
+    _common(snap, "corner-snap")
+    _stop_after(snap)
     top_face = sub.add_parser(
         "top-face", help="the dice top-face locator and the reader of rectified top faces"
     )
@@ -186,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
         from models.train_corners import train_corners
 
         train_corners(args)
+    elif args.model == "corner-snap":
+        from models.train_corner_snap import train_corner_snap
+
+        train_corner_snap(args)
     else:
         from models.train_detector import train_detector
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.corner_refiner import PIECE_ASPECTS, CornerRefiner, CornerRefinerConfig
+from vision.corner_snap import CornerSnapConfig, CornerSnapper
 from vision.detections import Detections
 from vision.detector import Detector, DetectorConfig
 from vision.dice_reader import (
@@ -83,6 +84,9 @@ class PerceptionConfig:
         refine_corners: move the detector's card and tile corners with the corner refiner
             (`vision.corner_refiner`) before identifying (and the second look's quads too).
         corner_refiner: its settings.
+        snap_corners: after the corner refiner, snap each corner onto the piece's true one
+            (`vision.corner_snap`, about 1 ms a piece).
+        corner_snap: its settings.
         piece_kind: every detection is taken as this kind (``card`` or ``tile``), for photos of
             one game's pieces and nothing else (a scoring photo): the detector calls some small
             cards tiles and some tiles cards or dice (a flag's stripes), and the identifier
@@ -225,6 +229,8 @@ class PerceptionConfig:
     piece_aspects: dict[str, float] = field(default_factory=lambda: dict(PIECE_ASPECTS))
     refine_corners: bool = True
     corner_refiner: CornerRefinerConfig = field(default_factory=CornerRefinerConfig)
+    snap_corners: bool = True
+    corner_snap: CornerSnapConfig = field(default_factory=CornerSnapConfig)
     piece_kind: str | None = None
     duplicate_overlap: float | None = None
     duplicate_union: dict[str, float] = field(default_factory=dict)
@@ -622,6 +628,7 @@ class Perception:
         detector_model: str | Path | None = None,
         dice_model: str | Path | None = None,
         corner_model: str | Path | None = None,
+        snap_model: str | Path | None = None,
         identifier: Identifier | None = None,
         games: Sequence[str] | None = None,
         identify: bool = True,
@@ -649,6 +656,11 @@ class Perception:
         self.refiner = (
             CornerRefiner(corner_model, self.config.corner_refiner)
             if self.config.refine_corners
+            else None
+        )
+        self.snapper = (
+            CornerSnapper(snap_model, self.config.corner_snap)
+            if self.config.refine_corners and self.config.snap_corners
             else None
         )
         if self.config.piece_reader not in PIECE_READER_MODES:
@@ -727,13 +739,17 @@ class Perception:
         return scores
 
     def rectify(self, frame: np.ndarray, detections: Detections) -> Detections:
-        """Stage 3: card and tile corners refined (`vision.corner_refiner`); dice unchanged."""
+        """Stage 3: card and tile corners refined (`vision.corner_refiner`), then each corner
+        snapped (`vision.corner_snap`); dice unchanged."""
         pieces = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
         if self.refiner is None or len(pieces) == 0:
             return detections
         corners = detections.corners_px.copy()
         aspects = [self.config.piece_aspects[str(k)] for k in detections.kinds[pieces]]
-        corners[pieces] = self.refiner.refine(frame, corners[pieces], aspects).astype(corners.dtype)
+        refined = self.refiner.refine(frame, corners[pieces], aspects)
+        if self.snapper is not None:
+            refined = self.snapper.snap(frame, refined)
+        corners[pieces] = refined.astype(corners.dtype)
         return detections.with_fields(corners_px=corners)
 
     def identify(self, frame: np.ndarray, detections: Detections) -> Detections:
@@ -1190,7 +1206,8 @@ class Perception:
                 )
                 if self.refiner is None:
                     return quads
-                return self.refiner.refine(frame, quads, [aspects[str(k)] for k in d.kinds])
+                quads = self.refiner.refine(frame, quads, [aspects[str(k)] for k in d.kinds])
+                return quads if self.snapper is None else self.snapper.snap(frame, quads)
 
             looks.append(box_look)
         if self.config.outline_look:

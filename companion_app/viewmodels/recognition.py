@@ -338,6 +338,7 @@ def live_perception_config(game: str) -> Any:
     """The `vision.pipeline.PerceptionConfig` of the live table of `game` (the app and the
     tracked-games benchmark share it)."""
     from vision.corner_refiner import CornerRefinerConfig
+    from vision.corner_snap import CornerSnapConfig
     from vision.detector import DetectorConfig
     from vision.pipeline import PerceptionConfig
     from vision.top_face import TopFaceConfig
@@ -347,6 +348,7 @@ def live_perception_config(game: str) -> Any:
     return PerceptionConfig(
         detector=DetectorConfig(threads=1),
         corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
+        corner_snap=CornerSnapConfig(threads=1),
         top_face_reader=TopFaceConfig(threads=1, views=1),
         outline_look=False,
         piece_reader=LIVE_PIECE_READER,

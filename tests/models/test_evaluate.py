@@ -16,6 +16,8 @@ SQUARE = np.array([[10, 10], [110, 10], [110, 110], [10, 110]], np.float64)
 def test_corner_error_is_relative_to_the_piece_and_ignores_which_corner_is_first() -> None:
     assert corner_error(SQUARE, SQUARE) == 0.0
     assert corner_error(np.roll(SQUARE, 1, axis=0), SQUARE) == 0.0
+    # a face-down piece's truth lists its back's corners, the other way round in the image
+    assert corner_error(SQUARE[::-1], SQUARE) == 0.0
     assert corner_error(SQUARE + [1.0, 0.0], SQUARE) == pytest.approx(0.01)
     assert corner_error(SQUARE * 2, SQUARE * 2 + [0.0, 4.0]) == pytest.approx(0.02)
     assert corner_error(np.full((4, 2), np.nan), SQUARE) == float("inf")

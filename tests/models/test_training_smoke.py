@@ -162,6 +162,26 @@ def test_corner_refiner_smoke_training_exports_a_working_refiner(tmp_path: Path)
     assert (tmp_path / "corners-smoke" / "pieces.npy").exists()
 
 
+def test_corner_snapper_smoke_training_exports_a_working_snapper(tmp_path: Path) -> None:
+    import json
+
+    from models.train import main
+    from vision.corner_snap import CornerSnapper
+
+    out = tmp_path / "snap.onnx"
+    argv = ["corner-snap", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    assert main([*argv, "--threads", "1", "--batch", "4"]) == 0
+    frame = np.full((200, 300, 3), 90, np.uint8)
+    quad = np.array([[[100, 50], [180, 50], [180, 160], [100, 160]]], np.float64)
+    snapped = CornerSnapper(out).snap(frame, quad)
+    assert snapped.shape == (1, 4, 2) and np.isfinite(snapped).all()
+    metrics = json.loads((tmp_path / "corner-snap-smoke" / "metrics.json").read_text())
+    assert metrics["held_out_pieces"] > 0 and metrics["rough_median"] > 0
+    # resumable: the corner crops and the checkpoint are found again
+    assert main([*argv, "--threads", "1", "--batch", "4"]) == 0
+    assert (tmp_path / "corner-snap-smoke" / "corners.npy").exists()
+
+
 def test_top_face_smoke_training_exports_a_working_locator_and_reader(tmp_path: Path) -> None:
     from models.train import main
     from vision.top_face import TopFaceReader
