@@ -18,6 +18,7 @@ each piece once). For every matched piece it compares corner sources:
 - ``snapped``: ``learned`` with each corner snapped (`vision.corner_snap.CornerSnapper`; the
   pipeline's rectify stage);
 - ``snapped_outline``: `refine_quad` started from ``snapped`` (the pipeline's outline look);
+- ``snapped_box``: ``learned_box`` snapped (the pipeline's second look, when on);
 - ``true``: the rendered piece's true corners (the ceiling).
 
 It reports the corner error (`models.evaluate.corner_error`: mean corner distance over the
@@ -69,6 +70,7 @@ SOURCES = (
     "learned_outline",
     "snapped",
     "snapped_outline",
+    "snapped_box",
     "true",
 )
 # the pipeline's looks in turn: a piece left unnamed by one is tried with the next one's corners
@@ -85,6 +87,8 @@ CASCADES = {
     "snapped>snapped_outline": ("snapped", "snapped_outline"),
     "snapped>learned": ("snapped", "learned"),
     "snapped>learned>snapped_outline": ("snapped", "learned", "snapped_outline"),
+    "snapped>snapped_box": ("snapped", "snapped_box"),
+    "snapped>snapped_box>snapped_outline": ("snapped", "snapped_box", "snapped_outline"),
 }
 
 
@@ -184,6 +188,7 @@ def run(
                 [[[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]] for b in boxes]
             )
             learned_rect = refiner.refine(frame, rect, ASPECTS[kind])
+            learned_box = refiner.refine(frame, in_box.astype(np.float64), ASPECTS[kind])
             pick = np.stack(
                 [
                     a if _box_agreement(a, box) >= _box_agreement(r, box) else r
@@ -195,7 +200,7 @@ def run(
                 "quad_in_box": in_box.astype(np.float64),
                 "refined": refined,
                 "learned": learned,
-                "learned_box": refiner.refine(frame, in_box.astype(np.float64), ASPECTS[kind]),
+                "learned_box": learned_box,
                 "learned_rect": learned_rect,
                 "learned_pick": pick,
                 "learned_outline": np.stack(
@@ -211,6 +216,7 @@ def run(
                         for quad, box in zip(snapped, boxes, strict=True)
                     ]
                 ),
+                "snapped_box": snapper.snap(frame, learned_box),
                 "true": true,
             }
             found: dict[str, list[Any]] = {}

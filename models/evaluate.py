@@ -397,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-snap", action="store_true", help="leave the corner refiner's corners unsnapped"
     )
+    parser.add_argument(
+        "--second-look",
+        choices=("on", "off"),
+        default="on" if PerceptionConfig().second_look else "off",
+        help="retry unnamed cards and tiles from their box's edge-turned rectangle",
+    )
     parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
     parser.add_argument(
         "--top-face",
@@ -455,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         piece_reader_veto=args.piece_reader_veto,
         face_readers=face_readers,
         snap_corners=not args.no_snap,
+        second_look=args.second_look == "on",
     )
     perception = Perception(
         config,
@@ -475,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         "piece_reader_veto": args.piece_reader_veto,
         "face_readers": face_readers,
         "snap_corners": not args.no_snap,
+        "second_look": args.second_look == "on",
         "snap_model": str(args.snap_model) if args.snap_model else None,
     }
     sets = set(args.sets.split(","))

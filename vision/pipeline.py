@@ -72,9 +72,12 @@ class PerceptionConfig:
         min_frame_side: frames smaller than this (either side) are refused.
         second_look: cards and tiles left unidentified are tried once more with the corners of
             their box turned to the edges inside it (`vision.rectify.quad_in_box`, then the
-            corner refiner). Off by default: after the corner refiner it named 4.6 % more of the
-            eval split's cards but got 2.6 % more wrong (`benchmarks/corner_refinement.py`);
-            before the refiner it was worth having (the detector's corners fail differently).
+            corner refiner and snapper; about 17 ms a rendered eval image: on by default, the
+            live app leaves it off). Chosen on the validation scenes (eval split seed 101): by
+            the gallery alone (`benchmarks/corner_refinement.py`) cards named 0.780 -> 0.838,
+            tiles 0.721 -> 0.792, wrong 0.6 % -> 1.0 % and 0.4 % -> 0.6 %; through the whole
+            pipeline (`models.evaluate`) cards 357 -> 360, tiles 1124 -> 1127, wrong unchanged.
+            (Before the corner snapper it named more but got more wrong, and was off.)
         outline_look: cards and tiles still unidentified are tried again with their corners
             moved onto the outline the frame's edges show (`vision.outline.refine_quad`,
             about 3.5 ms a piece: on by default for photos; the live app, which votes over
@@ -224,7 +227,7 @@ class PerceptionConfig:
     veto_min_confidence: float = 0.9
     drop_not_dice: bool = True
     min_frame_side: int = 8
-    second_look: bool = False
+    second_look: bool = True
     outline_look: bool = True
     piece_aspects: dict[str, float] = field(default_factory=lambda: dict(PIECE_ASPECTS))
     refine_corners: bool = True

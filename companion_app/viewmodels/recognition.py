@@ -343,13 +343,14 @@ def live_perception_config(game: str) -> Any:
     from vision.pipeline import PerceptionConfig
     from vision.top_face import TopFaceConfig
 
-    # one thread: the other core draws the preview; no outline look (3.5 ms a piece): the
-    # app votes over frames instead
+    # one thread: the other core draws the preview; no second or outline look (3.5 ms a piece
+    # and more): the app votes over frames instead
     return PerceptionConfig(
         detector=DetectorConfig(threads=1),
         corner_refiner=CornerRefinerConfig(rounds=1, threads=1),
         corner_snap=CornerSnapConfig(threads=1),
         top_face_reader=TopFaceConfig(threads=1, views=1),
+        second_look=False,
         outline_look=False,
         piece_reader=LIVE_PIECE_READER,
     )

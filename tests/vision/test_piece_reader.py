@@ -382,7 +382,7 @@ def test_the_reader_after_the_gallery_names_what_the_gallery_left(
     detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
     gallery = NthLookIdentifier(99)  # names nothing
     perception = Perception(
-        PerceptionConfig(piece_reader=mode, outline_look=False),
+        PerceptionConfig(piece_reader=mode, second_look=False, outline_look=False),
         identifier=gallery,  # type: ignore[arg-type]
         games=["kings-breakfast"],
     )
