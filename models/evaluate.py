@@ -393,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="folder with another dice_top_face.onnx and dice_face_reader.onnx (training --out)",
     )
+    parser.add_argument(
+        "--corner-model", type=Path, default=None, help="another corner refiner ONNX"
+    )
     parser.add_argument("--snap-model", type=Path, default=None, help="another corner snapper ONNX")
     parser.add_argument(
         "--no-snap", action="store_true", help="leave the corner refiner's corners unsnapped"
@@ -466,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     perception = Perception(
         config,
         snap_model=args.snap_model,
+        corner_model=args.corner_model,
         detector_model=args.detector_model,
         dice_model=args.dice_model,
         piece_model=args.piece_model,
@@ -484,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
         "snap_corners": not args.no_snap,
         "second_look": args.second_look == "on",
         "snap_model": str(args.snap_model) if args.snap_model else None,
+        "corner_model": str(args.corner_model) if args.corner_model else None,
     }
     sets = set(args.sets.split(","))
     if "synthetic" in sets:

@@ -51,7 +51,8 @@ def _common(parser: argparse.ArgumentParser, model: str) -> None:
         type=Path,
         default=None,
         help="start from the weights of another run folder's checkpoint (fine-tuning); the "
-        "detector and the piece and die readers also take a committed .onnx file (its run gone)",
+        "detector, the corner refiner and the piece and die readers also take a committed .onnx "
+        "file (its run gone)",
     )
     parser.add_argument("--smoke", action="store_true", help="a few steps on a few scenes (CI)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")

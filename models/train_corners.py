@@ -255,7 +255,7 @@ def train_corners(args: argparse.Namespace) -> Path:
     from tqdm import tqdm
 
     from models.architectures import CornerRefinerNet, count_parameters
-    from models.export import export_corner_refiner
+    from models.export import checkpoint_from_exported, export_corner_refiner
     from models.runs import scene_folders
 
     folder = run_folder(args)
@@ -279,7 +279,17 @@ def train_corners(args: argparse.Namespace) -> Path:
     steps_per_epoch = max(1, len(train_idx) // args.batch)
     optimiser, schedule, epochs, max_steps = one_cycle(net, args, steps_per_epoch, pct_start=0.1)
     generator = torch.Generator().manual_seed(args.seed)
-    start_epoch, step, _ = restore_training(folder, args.init, net, optimiser, schedule)
+    init = args.init
+    if init is not None and str(init).endswith(".onnx"):
+        # a committed refiner (its run folder gone): its weights, read back from the graph
+        rows = np.sort(train_idx[:256])
+        truths = data["quads"][rows].astype(np.float64)
+        canvases, _ = make_samples(
+            data["patches"][rows], truths, truths, aspects_of(data["kinds"][rows])
+        )
+        sample = torch.from_numpy(canvases).permute(0, 3, 1, 2).contiguous()
+        init = checkpoint_from_exported(folder, Path(init), net, sample, export_corner_refiner)
+    start_epoch, step, _ = restore_training(folder, init, net, optimiser, schedule)
     for epoch in range(start_epoch, epochs):
         if time_is_up(args, started, epoch):
             break

@@ -162,6 +162,21 @@ def test_corner_refiner_smoke_training_exports_a_working_refiner(tmp_path: Path)
     assert (tmp_path / "corners-smoke" / "pieces.npy").exists()
 
 
+def test_corner_refiner_training_starts_from_the_committed_onnx(tmp_path: Path) -> None:
+    """``--init models/corner_refiner.onnx`` reads the committed refiner's weights back (its run
+    folder is gone): after one smoke step it still refines the held-out quads."""
+    import json
+
+    from models.train import main
+
+    root = Path(__file__).resolve().parents[2]
+    argv = ["corners", "--smoke", "--runs", str(tmp_path), "--out", str(tmp_path / "c.onnx")]
+    init = ["--init", str(root / "models" / "corner_refiner.onnx"), "--lr", "1e-5"]
+    assert main([*argv, *init, "--no-progress", "--threads", "1", "--batch", "4"]) == 0
+    metrics = json.loads((tmp_path / "corners-smoke" / "metrics.json").read_text())
+    assert metrics["round2_median"] < 0.5 * metrics["rough_median"], metrics
+
+
 def test_corner_snapper_smoke_training_exports_a_working_snapper(tmp_path: Path) -> None:
     import json
 
