@@ -18,7 +18,8 @@ each piece once). For every matched piece it compares corner sources:
 - ``snapped``: ``learned`` with each corner snapped (`vision.corner_snap.CornerSnapper`; the
   pipeline's rectify stage);
 - ``snapped_outline``: `refine_quad` started from ``snapped`` (the pipeline's outline look);
-- ``snapped_box``: ``learned_box`` snapped (the pipeline's second look, when on);
+- ``snapped_box``: ``learned_box`` snapped (the pipeline's second look);
+- ``snapped_rect``: ``learned_rect`` snapped;
 - ``true``: the rendered piece's true corners (the ceiling).
 
 It reports the corner error (`models.evaluate.corner_error`: mean corner distance over the
@@ -71,6 +72,7 @@ SOURCES = (
     "snapped",
     "snapped_outline",
     "snapped_box",
+    "snapped_rect",
     "true",
 )
 # the pipeline's looks in turn: a piece left unnamed by one is tried with the next one's corners
@@ -89,6 +91,13 @@ CASCADES = {
     "snapped>learned>snapped_outline": ("snapped", "learned", "snapped_outline"),
     "snapped>snapped_box": ("snapped", "snapped_box"),
     "snapped>snapped_box>snapped_outline": ("snapped", "snapped_box", "snapped_outline"),
+    "snapped>snapped_box>snapped_rect": ("snapped", "snapped_box", "snapped_rect"),
+    "snapped>snapped_box>snapped_rect>snapped_outline": (
+        "snapped",
+        "snapped_box",
+        "snapped_rect",
+        "snapped_outline",
+    ),
 }
 
 
@@ -217,6 +226,7 @@ def run(
                     ]
                 ),
                 "snapped_box": snapper.snap(frame, learned_box),
+                "snapped_rect": snapper.snap(frame, learned_rect),
                 "true": true,
             }
             found: dict[str, list[Any]] = {}
