@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import is_convex_clockwise, order_corners_clockwise
+from vision.geometry import in_corner_order_of, is_convex_clockwise, order_corners_clockwise
 from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "corner_snapper.onnx"
@@ -219,7 +219,7 @@ class CornerSnapper:
                 and moved <= self.config.max_move * mean_edge(quad)
                 and is_convex_clockwise(snapped)
             ):
-                out[i] = _in_order_of(snapped, quads[i])
+                out[i] = in_corner_order_of(snapped, quads[i])
         return out
 
     def snap(self, frame: np.ndarray, quads: np.ndarray) -> np.ndarray:
@@ -228,14 +228,6 @@ class CornerSnapper:
         for _ in range(self.config.rounds):
             out = self.snap_once(frame, out)
         return out
-
-
-def _in_order_of(snapped: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """`snapped` (clockwise) re-listed so that each corner sits where the nearest given one
-    was listed (a cyclic shift, or reversed for a counter-clockwise given quad)."""
-    candidates = [np.roll(snapped, s, axis=0) for s in range(4)]
-    candidates += [np.roll(snapped[::-1], s, axis=0) for s in range(4)]
-    return min(candidates, key=lambda c: float(np.linalg.norm(c - given, axis=1).sum()))
 
 
 __all__ = [

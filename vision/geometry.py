@@ -189,6 +189,24 @@ def order_corners_clockwise(points: np.ndarray) -> np.ndarray:
     return np.roll(ordered, -start, axis=0)
 
 
+def _signed_area(quad: np.ndarray) -> float:
+    x, y = quad[:, 0], quad[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)))
+
+
+def in_corner_order_of(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """`quad`'s 4 corners turning the way `reference`'s do, starting at the corner nearest
+    `reference`'s first (a cyclic shift after any reversal: a mirrored order would be another
+    quad): a refined quad listed in the order its rough one was given."""
+    quad = np.asarray(quad, np.float64).reshape(4, 2)
+    reference = np.asarray(reference, np.float64).reshape(4, 2)
+    area = _signed_area(reference)
+    if abs(area) > 1e-6 and (_signed_area(quad) > 0) != (area > 0):
+        quad = quad[::-1]
+    shifts = [np.roll(quad, k, axis=0) for k in range(4)]
+    return min(shifts, key=lambda q: float(np.linalg.norm(q - reference, axis=1).sum()))
+
+
 # --- the companion board's registration markers -----------------------------------------------
 
 BOARD_MARKERS_FILE = Path(__file__).resolve().parent / "readers" / "board_markers.json"
@@ -297,6 +315,7 @@ __all__ = [
     "clip_box",
     "clip_polygon_to_rect",
     "homography_from_corners",
+    "in_corner_order_of",
     "is_convex_clockwise",
     "quad_overlap",
     "order_corners_clockwise",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.geometry import in_corner_order_of
 from vision.rectify import quad_in_box
 
 
@@ -440,16 +441,6 @@ def _plausible(quad: np.ndarray, box: np.ndarray, aspect: float, config: Outline
     return bool(union > 0 and inter / union >= config.min_box_iou)
 
 
-def _match_order(result: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """`result`'s corners turning the way `reference`'s do, starting at the corner nearest
-    `reference`'s first (a cyclic shift only: a mirrored order would be another quad)."""
-    area = _signed_area(reference)
-    if abs(area) > 1e-6 and (_signed_area(result) > 0) != (area > 0):
-        result = result[::-1]
-    shifts = [np.roll(result, k, axis=0) for k in range(4)]
-    return min(shifts, key=lambda q: float(np.linalg.norm(q - reference, axis=1).sum()))
-
-
 def refine_quad(
     frame: np.ndarray,
     quad: np.ndarray,
@@ -522,7 +513,7 @@ def refine_quad(
         best = (support, current) if support >= config.min_quality else None
     if best is None:
         return _unchanged(quad)
-    return _match_order(best[1], start), best[0]
+    return in_corner_order_of(best[1], start), best[0]
 
 
 __all__ = ["OutlineConfig", "refine_quad"]
