@@ -406,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
         default="on" if PerceptionConfig().second_look else "off",
         help="retry unnamed cards and tiles from their box's edge-turned rectangle",
     )
+    parser.add_argument(
+        "--outline-look",
+        choices=("on", "off"),
+        default="on" if PerceptionConfig().outline_look else "off",
+        help="retry cards and tiles still unnamed with their corners moved onto the outline",
+    )
     parser.add_argument("--pip-veto", action="store_true", help="let the pip counter veto")
     parser.add_argument(
         "--top-face",
@@ -465,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         face_readers=face_readers,
         snap_corners=not args.no_snap,
         second_look=args.second_look == "on",
+        outline_look=args.outline_look == "on",
     )
     perception = Perception(
         config,
@@ -487,6 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         "face_readers": face_readers,
         "snap_corners": not args.no_snap,
         "second_look": args.second_look == "on",
+        "outline_look": args.outline_look == "on",
         "snap_model": str(args.snap_model) if args.snap_model else None,
         "corner_model": str(args.corner_model) if args.corner_model else None,
     }

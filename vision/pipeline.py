@@ -198,7 +198,8 @@ class PerceptionConfig:
             the table beside a card (the piece reader's odds of a Dice King face 0.69) a
             village, and a validation photo was scored wrong; at 0.9 every Dice King photo of
             160 validation tables (seeds 8,000,100+) was right / refused / wrong 323 / 237 / 0
-            (0.5: 325 / 234 / 1).
+            (0.5: 325 / 234 / 1). A number for every prefix, or one per prefix (a prefix left
+            out: 0.9).
         table_like_share: an unnamed card or tile found less sure than
             `table_like_below_score` is dropped when at least this share of its own pixels
             has the table's colours (`vision.table_colours`): a box on the empty place of a
@@ -254,7 +255,7 @@ class PerceptionConfig:
     foreign_faces_from: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
-    face_family: float = 0.9
+    face_family: float | dict[str, float] = 0.9
     face_reader_views: dict[str, int] = field(default_factory=dict)
     face_readers_agree: dict[str, tuple[str, float, float]] = field(default_factory=dict)
     table_like_share: float | None = None
@@ -1128,7 +1129,7 @@ class Perception:
         named = np.array([str(i).startswith(prefix) for i in detections.identities], bool)
         rows = np.flatnonzero(
             np.isin(detections.kinds, ("card", "tile"))
-            & (named | (family >= self.config.face_family))
+            & (named | (family >= self._face_family(prefix)))
         )
         if not len(rows):
             return detections, matches
@@ -1154,6 +1155,11 @@ class Perception:
             identities[row], scores[row] = faces.classes[best][0], float(p[best])
             matches[int(row)] = _reader_match(faces, p)
         return detections.with_fields(identities=identities, identity_scores=scores), matches
+
+    def _face_family(self, prefix: str) -> float:
+        """`face_family` for `prefix`'s face reader."""
+        least = self.config.face_family
+        return least.get(prefix, 0.9) if isinstance(least, dict) else least
 
     def _seconded(
         self,

@@ -621,6 +621,63 @@ def test_a_face_reader_keeps_a_name_it_agrees_with_though_unsure_of_a_face(
     assert perception.identify(frame, detections).identities[0] == expected
 
 
+class SplitPieceReader:
+    """The piece reader giving every box odds `none` of "no face" and the rest to `faces`
+    (identity → share of the rest), sure of none of them (nothing named on its own)."""
+
+    def __init__(self, real: PieceReader, none: float, faces: dict[str, float]) -> None:
+        self.classes = real.classes
+        self.class_index = real.class_index
+        self.p = SplitFaceReader(real, none, faces).p
+
+    def read(self, frame: np.ndarray, boxes: np.ndarray, games: object) -> PieceReadings:
+        n = len(boxes)
+        return PieceReadings(
+            identities=np.full(n, None, object),
+            scores=np.full(n, self.p.max(), np.float32),
+            probabilities=np.tile(self.p, (n, 1)),
+            foreign=np.zeros(n, np.float32),
+        )
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("family", "expected"),
+    [
+        (0.9, None),
+        ({"kings-breakfast/": 0.5}, "kings-breakfast/wine"),
+        ({"dice-king/": 0.5}, None),  # another prefix's: King's Breakfast keeps 0.9
+        (0.7, "kings-breakfast/wine"),
+    ],
+)
+def test_the_face_reader_reads_boxes_the_piece_reader_finds_likely_enough_a_face_of_its_game(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    family: float | dict[str, float],
+    expected: str | None,
+) -> None:
+    """`face_family`, one number or one per prefix (KB-19 counts each food): a half-covered
+    wine card the piece reader gives 0.75 (0.25 "no face") is read by the King's Breakfast
+    face reader, which names it, only when 0.75 reaches its prefix's limit."""
+    from tests.vision.test_pipeline_identify import NthLookIdentifier
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/wine"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    config = PerceptionConfig(
+        face_readers={"kings-breakfast/": 0.9}, face_family=family, outline_look=False
+    )
+    perception = Perception(
+        config,
+        identifier=NthLookIdentifier(99),  # type: ignore[arg-type]
+        games=["kings-breakfast"],
+    )
+    perception.piece_reader = SplitPieceReader(  # type: ignore[assignment]
+        reader, 0.25, {"kings-breakfast/wine": 1.0}
+    )
+    assert perception.identify(frame, detections).identities[0] == expected
+
+
 def test_a_face_reader_for_an_unknown_prefix_is_refused_by_name() -> None:
     from vision.pipeline import PerceptionConfig
 

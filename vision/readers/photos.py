@@ -182,7 +182,13 @@ PHOTO_NAME_MIN_DETECTION: dict[str, float] | None = {"card": 0.4, "tile": 0.3}
 # pieces found under 0.5 on the validation photos: King's Breakfast 1 (share 0.90, so it loses
 # its name and its photo is asked again), Dice King none, Café 4 (0.00, 0.07, 0.08, 0.58); no
 # weak named box there matched no piece.
-PHOTO_TABLE_LIKE_SHARE: float | None = 0.85
+# 0.75 since 2026-12-05 (detector v14, photo reader v7): every photo of validation tables,
+# right / refused / wrong, 0.85 → 0.75: seeds 8,000,040+ (150 tables) King's Breakfast 719 / 31
+# / 0 → 725 / 25 / 0, Dice King 494 / 28 / 0 → 502 / 20 / 0, Café 426 / 20 / 0 → 429 / 17 / 0;
+# 8,000,200+ (200) 964 / 36 / 1 → 972 / 28 / 1, 661 / 39 / 0 → 667 / 33 / 0, 564 / 29 / 1 →
+# 567 / 26 / 1 (the two wrong photos are wrong either way: a detector miss each). 0.65 scored
+# a Dice King photo wrong (8,000,040+).
+PHOTO_TABLE_LIKE_SHARE: float | None = 0.75
 PHOTO_TABLE_LIKE_NAME_SHARE: float | None = 0.6
 # ... for unnamed boxes found less sure than this (`PerceptionConfig.table_like_below_score`):
 # the detector boxes the empty place beside a spread's last card at up to 0.56 (King's
@@ -258,6 +264,16 @@ PHOTO_FACE_AGREEMENT = {"dice-king/": (0.9, 0.5), "kings-breakfast/": (0.9, 0.5)
 # 0.8 1,784 / 0 / 5 (from 0.8 at 0.5: 1,785 / 0 / 4; a card both read as the wrong face, at 0.72
 # and 0.95, is why the penalty reader's own 0.9 stays).
 PHOTO_FACE_READERS_AGREE = {"dice-king/penalty-": ("dice-king/", 0.9, 0.8)}
+# The face readers of King's Breakfast and Dice King also read the boxes the piece reader finds
+# at least this likely to show one of their faces (`PerceptionConfig.face_family`; 0.9 for the
+# penalty reader): half-covered cards the face reader names surely (a wine card at 1.00, an elf
+# at 0.99) were left unnamed because the piece reader's odds of any face of the game were 0.72-
+# 0.80 (the rest "no face"). Every photo of validation tables (with `PHOTO_TABLE_LIKE_SHARE`
+# 0.75), right / refused / wrong, 0.9 → 0.5: King's Breakfast 8,000,040+ (150 tables) 725 / 25 /
+# 0 → 725 / 25 / 0, 8,000,200+ (200) 972 / 28 / 1 → 975 / 25 / 1, 8,000,000+ (40) 190 / 11 / 0
+# → 192 / 9 / 0; Dice King 502 / 20 / 0 → 503 / 19 / 0 and 667 / 33 / 0 → 672 / 28 / 0 (0.7:
+# 503 / 19 / 0 and 671 / 29 / 0). (With older readers, 0.5 for Dice King scored a photo wrong.)
+PHOTO_FACE_FAMILY = {"kings-breakfast/": 0.5, "dice-king/": 0.5}
 # The piece reader scoring photos use: trained further than the live table's
 # (`models/piece_reader.md`, v7) on spreads and on what the detector boxes on the cloth beside
 # them. On the eval split's mixed tables it named fewer pieces and more wrongly than the
@@ -316,6 +332,7 @@ def perception_for(game: str | None) -> Any:
         face_reader_views=PHOTO_FACE_READER_VIEWS,
         face_agreement=PHOTO_FACE_AGREEMENT,
         face_readers_agree=PHOTO_FACE_READERS_AGREE,
+        face_family=PHOTO_FACE_FAMILY,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
         table_like_name_share=PHOTO_TABLE_LIKE_NAME_SHARE,
         table_like_below_score=PHOTO_TABLE_LIKE_BELOW,
@@ -395,6 +412,7 @@ __all__ = [
     "PHOTO_NAME_MIN_DETECTION",
     "PHOTO_FACE_READERS",
     "PHOTO_FACE_READERS_AGREE",
+    "PHOTO_FACE_FAMILY",
     "PHOTO_FACE_READER_VIEWS",
     "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
