@@ -463,19 +463,30 @@ def _surer(detections: Detections, i: int) -> tuple[bool, float, float]:
 
 def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.ndarray:
     """(n,) bool: pieces of a kind in `limits` whose box overlaps a surer one's by more than
-    ``limits[kind]`` of the smaller: then one of the two boxes is not a piece of its own (a box
-    astride two pieces, a piece's corner) and its name is doubtful. (Tiles lie side by side,
-    never on each other; cards spread for a photo overlap a little.)"""
+    ``limits[kind]`` of the smaller, and whose quad does too (where both have corners): then one
+    of the two is not a piece of its own (a box astride two pieces, a piece's corner) and its
+    name is doubtful. (Tiles lie side by side, never on each other; cards spread for a photo
+    overlap a little, and the upright boxes of turned neighbours much more than their quads.)"""
     doubtful = np.zeros(len(detections), bool)
     boxes = detections.boxes_xyxy.astype(np.float64)
     areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
+    quads = detections.corners_px
+    has_quad = np.isfinite(quads).all(axis=(1, 2)) if len(detections) else np.zeros(0, bool)
+
+    def overlap(i: int, j: int, limit: float) -> bool:
+        if _intersection(boxes, i, j) <= limit * min(areas[i], areas[j]):
+            return False
+        if not (has_quad[i] and has_quad[j]):
+            return True
+        return quad_overlap(quads[i], quads[j]) > limit
+
     for kind, limit in limits.items():
         rows = sorted(
             (int(i) for i in np.flatnonzero(detections.kinds == kind)),
             key=lambda i: _surer(detections, i),
         )
         for n, i in enumerate(rows):
-            if any(_intersection(boxes, i, j) > limit * min(areas[i], areas[j]) for j in rows[:n]):
+            if any(overlap(i, j, limit) for j in rows[:n]):
                 doubtful[i] = True
     return doubtful
 

@@ -266,6 +266,7 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     names = np.array(["cafe-international/uk/m"] * 3 + ["kings-breakfast/ham"] * 2, object)
     detections = detections.with_fields(
         boxes_xyxy=boxes,
+        corners_px=np.stack([box_quad(b) for b in boxes]),
         identities=names,
         identity_scores=np.array([0.99, 0.98, 0.97, 0.9, 0.9], np.float32),
     )
@@ -275,6 +276,34 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     assert doubtful.tolist() == [False, False, True, False, False]  # the cards overlap by 0.24
     doubtful = overlapping_pieces(detections, {"card": 0.2})  # the later card is surer
     assert doubtful.tolist() == [False, False, False, True, False]
+
+
+def box_quad(box: np.ndarray) -> np.ndarray:
+    """The corners of an upright box, clockwise from the top-left."""
+    x1, y1, x2, y2 = box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32)
+
+
+def test_turned_cards_whose_boxes_overlap_but_quads_do_not_keep_their_names() -> None:
+    """KB-19 counts every spread card: two neighbouring cards turned 45 degrees have upright
+    boxes overlapping by half of one, but their quads barely touch, so neither name is
+    doubtful; without corners the boxes alone decide, as before."""
+    from vision.pipeline import overlapping_pieces
+
+    def diamond(cx: float, cy: float, r: float) -> np.ndarray:
+        return np.array([[cx, cy - r], [cx + r, cy], [cx, cy + r], [cx - r, cy]], np.float32)
+
+    quads = np.stack([diamond(50, 50, 40), diamond(110, 50, 40)])  # touching at x = 80-90
+    boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1)
+    detections = make(["card", "card"]).with_fields(
+        boxes_xyxy=boxes,
+        corners_px=quads,
+        identities=np.array(["kings-breakfast/ham", "kings-breakfast/wine"], object),
+        identity_scores=np.array([0.99, 0.98], np.float32),
+    )
+    assert overlapping_pieces(detections, {"card": 0.2}).tolist() == [False, False]
+    unknown = detections.with_fields(corners_px=np.full((2, 4, 2), np.nan, np.float32))
+    assert overlapping_pieces(unknown, {"card": 0.2}).tolist() == [False, True]
 
 
 def test_a_box_far_larger_than_the_photos_named_pieces_is_oversized() -> None:

@@ -96,6 +96,13 @@ PHOTO_TILE_UNION = 1.3
 # of the smaller on 120 validation tables a game (seeds 8,000,100+), all 63 were cards of their
 # own (IoU >= 0.5 with a piece no other box matched), up to 0.48; none was astride or on a
 # corner. 0.4 left 14 of them unnamed (their photos asked again); 0.5 leaves none.
+# Since 2026-12-05 the two pieces' quads (snapped corners) must overlap by as much too: turned
+# neighbours' upright boxes overlap far more than the pieces do (a cake card named at 1.00 lost
+# its name to a wine card whose box covered 0.56 of it; their quads overlapped by 0.06). Every
+# photo of validation tables, right / refused / wrong, boxes alone → boxes and quads: Café
+# 8,000,040+ (150 tables) 429 / 17 / 0 → 433 / 13 / 0, 8,000,200+ (200) 567 / 26 / 1 → 573 / 20
+# / 1 (the wrong photo: a tile the detector never boxed whole); King's Breakfast (725 / 25 / 0,
+# 975 / 25 / 1) and Dice King (503 / 19 / 0, 672 / 28 / 0) unchanged.
 PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.5}
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which the
