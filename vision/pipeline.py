@@ -471,7 +471,7 @@ def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.n
     boxes = detections.boxes_xyxy.astype(np.float64)
     areas = np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1)
     quads = detections.corners_px
-    has_quad = np.isfinite(quads).all(axis=(1, 2)) if len(detections) else np.zeros(0, bool)
+    has_quad = np.isfinite(quads).all(axis=(1, 2))
 
     def overlap(i: int, j: int, limit: float) -> bool:
         if _intersection(boxes, i, j) <= limit * min(areas[i], areas[j]):

@@ -581,6 +581,24 @@ class SplitFaceReader:
 KB_AGREEMENT = {"kings-breakfast/": (0.9, 0.9)}
 
 
+def kings_breakfast_face_reading(**settings: object) -> Perception:
+    """A King's Breakfast pipeline whose face reader names cards at 0.9 and whose gallery never
+    names one (so what is named, the readers named), with `settings` of `PerceptionConfig`."""
+    from tests.vision.test_pipeline_identify import NthLookIdentifier
+    from vision.pipeline import PerceptionConfig
+
+    config = PerceptionConfig(
+        face_readers={"kings-breakfast/": 0.9},
+        outline_look=False,
+        **settings,  # type: ignore[arg-type]
+    )
+    return Perception(
+        config,
+        identifier=NthLookIdentifier(99),  # type: ignore[arg-type]
+        games=["kings-breakfast"],
+    )
+
+
 @needs_model
 @pytest.mark.parametrize(
     ("split", "agreement", "expected"),
@@ -603,19 +621,9 @@ def test_a_face_reader_keeps_a_name_it_agrees_with_though_unsure_of_a_face(
     keeps its name when the face reader's likeliest face is ham with 0.9 of its odds of a face,
     though it gives 0.34 to "no face"; it loses it when the face reader prefers another food,
     splits between foods, or the piece reader is less sure than asked."""
-    from tests.vision.test_pipeline_identify import NthLookIdentifier
-    from vision.pipeline import PerceptionConfig
-
     frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
     detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
-    config = PerceptionConfig(
-        face_readers={"kings-breakfast/": 0.9}, face_agreement=agreement, outline_look=False
-    )
-    perception = Perception(
-        config,
-        identifier=NthLookIdentifier(99),  # type: ignore[arg-type]
-        games=["kings-breakfast"],
-    )
+    perception = kings_breakfast_face_reading(face_agreement=agreement)
     fake = SplitFaceReader(reader, 0.34, split)
     perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
     assert perception.identify(frame, detections).identities[0] == expected
@@ -659,19 +667,9 @@ def test_the_face_reader_reads_boxes_the_piece_reader_finds_likely_enough_a_face
     """`face_family`, one number or one per prefix (KB-19 counts each food): a half-covered
     wine card the piece reader gives 0.75 (0.25 "no face") is read by the King's Breakfast
     face reader, which names it, only when 0.75 reaches its prefix's limit."""
-    from tests.vision.test_pipeline_identify import NthLookIdentifier
-    from vision.pipeline import PerceptionConfig
-
     frame, box = table_with(faces["kings-breakfast/wine"], long_side=100)
     detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
-    config = PerceptionConfig(
-        face_readers={"kings-breakfast/": 0.9}, face_family=family, outline_look=False
-    )
-    perception = Perception(
-        config,
-        identifier=NthLookIdentifier(99),  # type: ignore[arg-type]
-        games=["kings-breakfast"],
-    )
+    perception = kings_breakfast_face_reading(face_family=family)
     perception.piece_reader = SplitPieceReader(  # type: ignore[assignment]
         reader, 0.25, {"kings-breakfast/wine": 1.0}
     )
