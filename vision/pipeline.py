@@ -527,6 +527,11 @@ def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
 
 # two detections' quads are compared only when their boxes share at least this of the smaller
 QUAD_NEEDS_BOX = 0.5
+# a box at least this many times a piece's median area may lie astride two pieces; one only
+# a little larger than a piece, when the two it holds are both named (a whole card's box holds
+# unnamed fragments of itself often, two named cards rarely)
+ASTRIDE_AREA = 1.5
+ASTRIDE_NAMED_AREA = 1.15
 
 
 def distinct_pieces(
@@ -537,10 +542,10 @@ def distinct_pieces(
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
     ones before parts (boxes under 0.6 of the median), the surest name first, then the
-    detector score. Dice always stay. A box astride two pieces (about twice a piece's size,
-    holding most of two piece-sized boxes that are not one piece) is dropped first when they
-    cover 0.7 of it or more; else it may hold a piece found only so, and is kept apart (never
-    merged).
+    detector score. Dice always stay. A box astride two pieces (`ASTRIDE_AREA` times a piece's
+    size or more, holding most of two piece-sized boxes that are not one piece; from
+    `ASTRIDE_NAMED_AREA` times when both are named) is dropped first when they cover 0.7 of it
+    or more; else it may hold a piece found only so, and is kept apart (never merged).
 
     Two detections are one piece when their quads, or their boxes, overlap by `overlap` of the
     smaller one or more (boxes too: a piece named from its box keeps the detector's rough
@@ -584,12 +589,16 @@ def distinct_pieces(
         # piece-sized: their piece stays.)
         apart: set[int] = set()
         for i in rows:
-            if areas[i] < 1.5 * area:
+            if areas[i] < ASTRIDE_NAMED_AREA * area:
                 continue
+            named_only = areas[i] < ASTRIDE_AREA * area
             inside = [
                 j
                 for j in rows
-                if j != i and areas[j] >= 0.6 * area and inter(i, j) >= overlap * areas[j]
+                if j != i
+                and areas[j] >= 0.6 * area
+                and inter(i, j) >= overlap * areas[j]
+                and not (named_only and detections.identities[j] is None)
             ]
             pairs = [
                 (j, k)

@@ -220,6 +220,36 @@ def test_a_box_astride_two_cards_is_dropped_not_the_cards() -> None:
     assert kept == [True, True, False, True, False, False, True]
 
 
+def test_a_box_a_little_larger_than_a_card_astride_two_named_cards_keeps_both() -> None:
+    """Two half-covered cards of one food and a box across both, only 1.4 times a card: the
+    two named cards stay (the box named after them would have swallowed both and the photo read
+    one cheese short). The same box over two unnamed fragments is a whole card, kept once."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card"] * 9)
+    boxes = np.array(
+        [
+            [0, 0, 45, 90],  # two half-covered cards, side by side...
+            [40, 0, 85, 90],
+            [0, 0, 85, 90],  # ...and a box across both (1.4 times a card)
+            [200, 0, 245, 90],  # two unnamed fragments of one card...
+            [240, 0, 285, 90],
+            [200, 0, 285, 90],  # ...inside its box
+            [400, 0, 460, 90],  # lone cards: a card's size
+            [500, 0, 560, 90],
+            [600, 0, 660, 90],
+        ],
+        np.float32,
+    )
+    names = np.array(["kings-breakfast/cheese"] * 9, object)
+    names[[3, 4]] = None
+    detections = detections.with_fields(
+        boxes_xyxy=boxes, identities=names, identity_scores=np.ones(9, np.float32)
+    )
+    kept = distinct_pieces(detections, 0.6).tolist()
+    assert kept == [True, True, False, False, False, True, True, True, True]
+
+
 def test_of_two_names_for_one_piece_the_surer_is_kept() -> None:
     from vision.pipeline import distinct_pieces
 
