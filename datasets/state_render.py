@@ -440,13 +440,29 @@ def render_state(
 
 
 def render_spread(
-    identities: Sequence[str], seed: int, *, size: tuple[int, int] = SIZE, split: str = "eval"
+    identities: Sequence[str],
+    seed: int,
+    *,
+    size: tuple[int, int] = SIZE,
+    split: str = "eval",
+    retake: int = 0,
 ) -> tuple[np.ndarray, dict[str, Any]]:
-    """Render a photo of pieces spread out (a hand, a kingdom pile, the king's area)."""
+    """Render a photo of pieces spread out (a hand, a kingdom pile, the king's area).
+
+    `retake` n > 0 is the n-th photo taken again of the same spread on the same table under the
+    same light (what a player does when the app asks): only the camera's pose and its effects
+    (blur, noise, exposure) are drawn anew."""
+    if retake < 0:
+        raise ValueError(f"retake must be 0 or more, not {retake}")
     rng = np.random.default_rng([int(seed), 29])
     pieces = place_spread(identities, rng)
     camera = spread_camera(pieces, size, rng)
-    rendered = render_pieces(pieces, [], environment(camera, rng, split))
+    scene = environment(camera, rng, split)
+    if retake:
+        again = np.random.default_rng([int(seed), 29, int(retake)])
+        camera = spread_camera(pieces, size, again)
+        scene = replace(scene, camera=camera, effects=sample_effects(again, camera.width))
+    rendered = render_pieces(pieces, [], scene)
     game = identities[0].partition("/")[0] if identities else None
     truth = _truth(game, seed, camera, pieces, rendered.objects, [], None)
     truth["identities"] = list(identities)

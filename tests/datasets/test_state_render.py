@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import numpy as np
+import pytest
 
 import engines.cafe_international as ci
 import engines.dice_king as dk
@@ -16,6 +17,7 @@ from datasets.state_render import (
     place_spread,
     place_state,
     project_pieces,
+    render_spread,
     render_state,
     table_camera,
 )
@@ -107,3 +109,20 @@ def test_render_state_returns_an_image_and_truth_of_the_state() -> None:
     assert truth["state"] == kb.state_to_json(state)
     seen = Counter(o["identity"] for o in truth["objects"] if o["face_up"])
     assert seen == _visible(place_state("kings-breakfast", state, np.random.default_rng(0)))
+
+
+def test_a_retaken_spread_photo_shows_the_same_pieces_from_a_new_camera() -> None:
+    """A retake (the app asks for another photo) is the same spread under a new camera pose;
+    retake 0 is the first photo, and a negative retake is refused."""
+    ids = ["kings-breakfast/ham"] * 3 + ["kings-breakfast/cake"] * 2
+    first, first_truth = render_spread(ids, 11, size=(320, 240))
+    again, again_truth = render_spread(ids, 11, size=(320, 240), retake=0)
+    assert np.array_equal(first, again)
+    retaken, retaken_truth = render_spread(ids, 11, size=(320, 240), retake=1)
+    assert retaken_truth["identities"] == first_truth["identities"]
+    assert retaken_truth["camera"] != first_truth["camera"]
+    assert not np.array_equal(retaken, first)
+    same_retake, _ = render_spread(ids, 11, size=(320, 240), retake=1)
+    assert np.array_equal(retaken, same_retake)
+    with pytest.raises(ValueError, match="retake"):
+        render_spread(ids, 11, size=(320, 240), retake=-1)
