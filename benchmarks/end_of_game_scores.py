@@ -18,11 +18,16 @@ King's Breakfast also counts the rules refuse, KB-1, as `table-companion score` 
 (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
-        [--every-photo] [--wrong-game]
+        [--every-photo] [--wrong-game] [--retakes K]
 
 ``--wrong-game`` (with ``--detector``) reads every photo of each table as each *other* game's
 scoring photo would be read (identification restricted to that game): every one must be
 refused, never scored.
+
+``--retakes K`` (with ``--detector``) also plays the player who does what the app asks: a photo
+the app refuses is taken again, up to K times (`render_spread(retake=n)`: the same spread, a new
+camera pose and camera effects). The first line per game stays the first-try figure; a second
+line gives the tables' outcomes after retakes.
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ PERCEPTION: Any = None  # with --detector: the pipeline loads (photos: `percepti
 # with --detector, per game: pieces in the photos, found (box IoU >= 0.5), named right / wrong,
 # and detections matching no piece
 PIECES: dict[str, dict[str, int]] = {}
+RETAKES = 0  # photos the player may take again after a refusal, in the current pass
+COUNTING = True  # tally pieces and rules refusals (off while re-reading tables with retakes)
 
 
 def _tally(identities: list[str], truth: dict[str, Any], detections: Any) -> None:
@@ -120,14 +127,15 @@ def _same_face(a: str, b: str) -> bool:
     return a == b or (ka in points and points.get(ka) == points.get(kb_))
 
 
-def photo(identities: list[str], seed: int, render: bool) -> Any:
+def photo(identities: list[str], seed: int, render: bool, retake: int = 0) -> Any:
     if PERCEPTION is not None:
         from vision.readers.photos import perception_for
 
-        image, truth = render_spread(identities, seed)
+        image, truth = render_spread(identities, seed, retake=retake)
         # as `table-companion score GAME` reads a photo: identification restricted to the game
         detections = perception_for(identities[0].partition("/")[0]).process(image)
-        _tally(identities, truth, detections)
+        if COUNTING and retake == 0:
+            _tally(identities, truth, detections)
         return detections
     if render:
         _, truth = render_spread(identities, seed)
@@ -138,12 +146,21 @@ def photo(identities: list[str], seed: int, render: bool) -> Any:
     return detections_from_truth(project_pieces(pieces, camera))
 
 
+def _read(reader: Any, identities: list[str], seed: int, render: bool) -> Any:
+    """Read one scoring photo; a refused one is taken again, up to `RETAKES` times."""
+    for retake in range(RETAKES + 1):
+        reading = reader(photo(identities, seed, render, retake))
+        if not reading.problems:
+            break
+    return reading
+
+
 def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[str, int]]:
     n = 3 + seed % 3
     state = final_state(kb, list(NAMES[:n]), seed)
     truth = kb.scores(state)
     king_ids = _cards(state.king)
-    king = kb_reader.read_spread(photo(king_ids, seed, render), what="king photo")
+    king = _read(lambda d: kb_reader.read_spread(d, what="king photo"), king_ids, seed, render)
     if king.problems:
         return "refused", None, truth
     players: dict[str, dict[str, int]] = {}
@@ -152,7 +169,9 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         if not ids:
             players[name] = {}
             continue
-        reading = kb_reader.read_spread(photo(ids, seed * 10 + i, render), allow_emerald=True)
+        reading = _read(
+            lambda d: kb_reader.read_spread(d, allow_emerald=True), ids, seed * 10 + i, render
+        )
         if reading.problems:
             return "refused", None, truth
         players[name] = reading.observation
@@ -161,7 +180,8 @@ def kb_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
     except MalformedError:
         # counts no game can hold (more of a food than KB-1's 15): the command refuses them with
         # the rules' reason, as it does a photo it cannot read
-        RULES_REFUSED["kings-breakfast"] = RULES_REFUSED.get("kings-breakfast", 0) + 1
+        if COUNTING:
+            RULES_REFUSED["kings-breakfast"] = RULES_REFUSED.get("kings-breakfast", 0) + 1
         return "refused", None, truth
     got = {name: entry["total"] for name, entry in result["players"].items()}
     return ("right" if got == truth else "wrong"), got, truth
@@ -176,8 +196,11 @@ def ci_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         hand = list(state.hands[i])
         tiles: list[str] = []
         if hand:
-            reading = ci_reader.read_spread(
-                photo([f"cafe-international/{t}" for t in hand], seed * 10 + i, render)
+            reading = _read(
+                ci_reader.read_spread,
+                [f"cafe-international/{t}" for t in hand],
+                seed * 10 + i,
+                render,
             )
             if reading.problems:
                 return "refused", None, truth
@@ -196,8 +219,8 @@ def dk_table(seed: int, render: bool) -> tuple[str, dict[str, int] | None, dict[
         pile = list(state.kingdoms[i])
         cards: list[str] = []
         if pile:
-            reading = dk_reader.read_spread(
-                photo([f"dice-king/{c}" for c in pile], seed * 10 + i, render)
+            reading = _read(
+                dk_reader.read_spread, [f"dice-king/{c}" for c in pile], seed * 10 + i, render
             )
             if reading.problems:
                 return "refused", None, truth
@@ -310,6 +333,31 @@ def ci_registration(seed: int) -> tuple[str, float]:
     return ("right" if error < 10.0 else "wrong"), error  # a tile still lands on its chair
 
 
+def _retake_refused_tables(game: str, rows: list[dict], retakes: int, render: bool) -> None:
+    """Read the tables refused on the first try again, letting the player retake each refused
+    photo up to `retakes` times; the others' outcomes cannot change (retakes follow refusals)."""
+    global RETAKES, COUNTING
+    counts: Counter[str] = Counter()
+    RETAKES, COUNTING = retakes, False
+    try:
+        for row in (r for r in rows if r["game"] == game):
+            outcome = row["outcome"]
+            if outcome == "refused":
+                try:
+                    outcome = GAMES[game](row["seed"], render)[0]
+                except Exception:  # a failing sample is a row, not a crash
+                    outcome = "error"
+            counts[outcome] += 1
+    finally:
+        RETAKES, COUNTING = 0, True
+    total = sum(counts.values())
+    print(
+        f"{'':<20} after up to {retakes} retake(s) of a refused photo: exactly right"
+        f" {100 * counts['right'] / total:6.2f} %  refused {counts['refused']:>3}"
+        f"  wrong {counts['wrong']:>3}  errors {counts['error']:>3}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200, help="tables per game")
@@ -335,7 +383,16 @@ def main() -> None:
         action="store_true",
         help="also read every photo as each other game's (with --detector): must be refused",
     )
+    parser.add_argument(
+        "--retakes",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --detector: a refused photo is taken again up to K times (a second line)",
+    )
     args = parser.parse_args()
+    if args.retakes < 0 or (args.retakes and not args.detector):
+        parser.error("--retakes needs --detector and a count of 0 or more")
     rows = []
     global PERCEPTION
     if args.detector:
@@ -372,6 +429,8 @@ def main() -> None:
             f"  refused {counts['refused']:>3}  wrong {counts['wrong']:>3}"
             f"  errors {counts.get('error', 0):>3}  {seconds:6.1f} s"
         )
+        if args.retakes:
+            _retake_refused_tables(game, rows, args.retakes, args.render)
         by_rules = RULES_REFUSED.get(game, 0)
         if by_rules:
             print(f"{'':<20} of the refused, by the rules' check of the counts: {by_rules}")
