@@ -153,6 +153,11 @@ class PerceptionConfig:
             (`_face_at_piece_size`): a Café tile boxed with the cloth around it (IoU 0.5) read
             0.999 no piece, was dropped, and its hand was scored without it. None (default):
             every box next to pieces is kept.
+        near_sure_pieces: a box next to pieces that the detector found at least this sure is
+            kept (unnamed) even when the reader is `near_not_pieces_from` sure it shows no
+            piece: the two disagree about something lying among the pieces (a Dice King fairy
+            card half under a penalty card, found at 0.69, read 0.99 no piece, and its pile
+            was scored a card short). None (default): the reader decides.
         near_faces_below: for `keep_not_pieces_within`, a piece is also one the piece reader
             finds less than this likely to show no companion face (a face it is unsure which);
             None (default): only the pieces it named.
@@ -251,6 +256,7 @@ class PerceptionConfig:
     keep_sure_pieces: float | None = None
     near_faces_below: float | None = None
     near_not_pieces_from: float | None = None
+    near_sure_pieces: float | None = None
     name_min_score: float | dict[str, float] | None = None
     foreign_faces_from: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
@@ -995,6 +1001,8 @@ class Perception:
                 sure &= ~self._face_at_piece_size(
                     frame, detections.boxes_xyxy, sure & near, rows[anchor], games
                 )
+                if self.config.near_sure_pieces is not None:
+                    sure &= detections.scores < self.config.near_sure_pieces
                 near &= ~sure
             not_pieces &= ~near
         identities = detections.identities.copy()

@@ -313,6 +313,42 @@ def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
 
 
 @needs_model
+def test_a_box_the_detector_is_sure_of_next_to_a_piece_is_kept_however_sure_the_reader(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`near_sure_pieces`: the box touching the ham card that the reader surely finds no piece
+    is kept (unnamed) when the detector found it at least this sure (a half-covered card the
+    reader misread), and dropped when the detector was less sure."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["kings-breakfast/ham"])
+    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
+    x0, y0, x1, y1 = box
+    touching = [x1 - 5, y0, x1 + 55, y1]
+    detections = make(["card", "card"]).with_fields(
+        boxes_xyxy=np.array([box, touching], np.float32), scores=np.array([0.9, 0.7], np.float32)
+    )
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+    reader = Perception(identifier=identifier, games=["kings-breakfast"]).piece_reader
+    assert reader is not None
+    p_none = float(
+        reader.read(frame, detections.boxes_xyxy[1:], ["kings-breakfast"]).probabilities[0, 0]
+    )
+    assert p_none >= 0.5
+
+    def kept(sure: float | None) -> list[object]:
+        config = PerceptionConfig(
+            drop_not_pieces=0.5, near_not_pieces_from=p_none, near_sure_pieces=sure
+        )
+        perception = Perception(config, identifier=identifier, games=["kings-breakfast"])
+        return list(perception.identify(frame, detections).identities)
+
+    assert kept(None) == ["kings-breakfast/ham"]  # the reader decides: dropped
+    assert kept(0.8) == ["kings-breakfast/ham"]  # found at 0.7: less sure than asked
+    assert kept(0.6) == ["kings-breakfast/ham", None]  # kept, unnamed
+
+
+@needs_model
 def test_a_piece_boxed_with_much_cloth_around_it_is_not_dropped_as_no_piece(
     faces: dict[str, np.ndarray],
 ) -> None:

@@ -146,6 +146,16 @@ PHOTO_NEAR_FACES_BELOW: float | None = 0.5
 # 0 → 279 / 71 / 0. Readers v6 and v7 (2026-12-02) at 0.9, and a box larger than its
 # neighbours read again at their size: `models/piece_reader.md`.
 PHOTO_NEAR_NOT_PIECES_FROM: float | None = 0.9
+# ... but not, on cards, a box the detector found at least this sure
+# (`PerceptionConfig.near_sure_pieces`): a Dice King pile photo taken again (seed 80,003,140,
+# retake 1) lost a fairy card half under a penalty card (found at 0.69; the reader: 0.99 no
+# piece) and was scored a card short. Every photo of validation tables, right / refused /
+# wrong, off → 0.6: Dice King 8,000,200+ (200 tables) 672 / 28 / 0 and 8,000,040+ (150) 503 /
+# 19 / 0, King's Breakfast 976 / 25 / 0 and 725 / 25 / 0, all unchanged; the 28 refused Dice
+# King photos taken again once: 20 / 7 / 1 → 20 / 8 / 0. Not on Café tiles: 573 / 20 / 1 →
+# 566 / 28 / 0 (200 tables of 8,000,200+): the cloth's patterns along a hand are found that
+# sure.
+PHOTO_NEAR_SURE_PIECES: dict[str, float] = {"card": 0.6}
 # A gallery name the piece reader gives less than this is withdrawn (the piece left unnamed): on
 # Dice King kingdom photos (15 tables of seeds 8,000,000+, 295 cards) the gallery named penalty
 # cards of one value as another's; pieces named right / wrong: none 76 / 42, 0.05 → 74 / 15,
@@ -317,6 +327,7 @@ def perception_for(game: str | None) -> Any:
     from vision.pipeline import Perception, PerceptionConfig
 
     low = PHOTO_DETECTION_SCORE
+    kind = None if game is None else PIECE_KIND.get(game)
     config = PerceptionConfig(
         detector=DetectorConfig(
             score_thresholds={"card": low, "tile": low, "die": low},
@@ -325,12 +336,13 @@ def perception_for(game: str | None) -> Any:
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_union={"tile": PHOTO_TILE_UNION},
         doubtful_overlap=PHOTO_DOUBTFUL_OVERLAP,
-        piece_kind=None if game is None else PIECE_KIND.get(game),
+        piece_kind=kind,
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
         keep_sure_pieces=PHOTO_KEEP_SURE_PIECES,
         near_faces_below=PHOTO_NEAR_FACES_BELOW,
         near_not_pieces_from=PHOTO_NEAR_NOT_PIECES_FROM,
+        near_sure_pieces=None if kind is None else PHOTO_NEAR_SURE_PIECES.get(kind),
         piece_reader_veto=PHOTO_PIECE_VETO,
         agreement=None,  # not measured on scoring photos (their face readers decide)
         name_min_score=PHOTO_NAME_MIN_DETECTION,
@@ -423,6 +435,7 @@ __all__ = [
     "PHOTO_FACE_READER_VIEWS",
     "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
+    "PHOTO_NEAR_SURE_PIECES",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
