@@ -635,6 +635,10 @@ def kings_breakfast_face_reading(**settings: object) -> Perception:
     )
 
 
+HALF = {"kings-breakfast/": (0.9, 0.5)}
+CLEAR = {"kings-breakfast/": (0.9, 0.6)}
+
+
 @needs_model
 @pytest.mark.parametrize(
     ("split", "agreement", "expected"),
@@ -644,6 +648,9 @@ def kings_breakfast_face_reading(**settings: object) -> Perception:
         ({"kings-breakfast/ham": 0.8, "kings-breakfast/wine": 0.2}, KB_AGREEMENT, None),
         ({"kings-breakfast/wine": 1.0}, KB_AGREEMENT, None),  # the readers disagree
         ({"kings-breakfast/ham": 1.0}, {"kings-breakfast/": (1.01, 0.9)}, None),
+        # a near coin-flip between two faces agrees at half its odds, not at 0.6 (Dice King's)
+        ({"kings-breakfast/ham": 0.51, "kings-breakfast/wine": 0.49}, HALF, "kings-breakfast/ham"),
+        ({"kings-breakfast/ham": 0.51, "kings-breakfast/wine": 0.49}, CLEAR, None),
     ],
 )
 def test_a_face_reader_keeps_a_name_it_agrees_with_though_unsure_of_a_face(
