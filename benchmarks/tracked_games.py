@@ -55,6 +55,11 @@ final table before they score it; with 20 (2 s) the measure is whether the app e
 with the right state, not whether it read the last move within 0.8 s. Pixel runs of 2026-12-02
 (8 still frames, 5 King's Breakfast, 5 Dice King, 3 Café games): final state right 0 → 20
 final frames, King's Breakfast 100 → 100 %, Dice King 40 → 100 %, Café 66.7 → 100 %.
+Read those with the questions figure: on 2026-12-06 (20 final frames) King's Breakfast (20
+games) asked 25.5 questions a game and Dice King (3 games) 33 a game of 42 moves, the true move
+among the candidates in none: the final states are right because the simulated user enters
+them. From the tablet's whole-table view cards are about 40 px wide and dice 13 px, the
+detector calls most Dice King cards tiles and the identifier then names none of them.
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
 at that point (a quick run); the header says which cut was used.
 
