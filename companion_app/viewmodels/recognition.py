@@ -341,6 +341,7 @@ def live_perception_config(game: str) -> Any:
     from vision.corner_snap import CornerSnapConfig
     from vision.detector import DetectorConfig
     from vision.pipeline import PerceptionConfig
+    from vision.readers.photos import PIECE_KIND
     from vision.top_face import TopFaceConfig
 
     # one thread: the other core draws the preview; no second or outline look (3.5 ms a piece
@@ -353,6 +354,12 @@ def live_perception_config(game: str) -> Any:
         second_look=False,
         outline_look=False,
         piece_reader=LIVE_PIECE_READER,
+        # one game's pieces are of one kind (the detector mixes them up when they are small),
+        # and a piece boxed twice is one piece: tracked pixel games (seeds 8,000,000+, 20 final
+        # frames), questions a game 20.6 -> 18.4 (King's Breakfast, 5 games), 23.5 -> 13.0
+        # (Café, 2), 33 -> 12 (Dice King, 3); final states all right, none silently wrong
+        pieces_as=PIECE_KIND.get(game),
+        duplicate_overlap=0.6,
     )
 
 

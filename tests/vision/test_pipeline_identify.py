@@ -283,6 +283,27 @@ def test_a_one_kind_photo_takes_every_detection_as_that_kind() -> None:
     assert list(plain.detect(np.zeros((64, 64, 3), np.uint8)).kinds) == ["card", "die", "tile"]
 
 
+@needs_models
+def test_a_one_game_live_table_takes_cards_and_tiles_as_its_kind_and_keeps_dice() -> None:
+    """`pieces_as` (the live table of one game): the detector's tiles on a Dice King table are
+    cards to identify, its dice stay dice to read (DK-1: six dice and the cards)."""
+    from companion_app.viewmodels.recognition import live_perception_config
+
+    class Fixed:
+        def detect(self, frame: np.ndarray) -> Detections:
+            return make(["card", "die", "tile"])
+
+    frame = np.zeros((64, 64, 3), np.uint8)
+    for game, expected in [
+        ("dice-king", ["card", "die", "card"]),
+        ("kings-breakfast", ["card", "die", "card"]),
+        ("cafe-international", ["tile", "die", "tile"]),
+    ]:
+        perception = Perception(live_perception_config(game), identify=False)
+        perception.detector = Fixed()  # type: ignore[assignment]
+        assert list(perception.detect(frame).kinds) == expected, game
+
+
 def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     """Tiles never lie on each other: of two named tile boxes that overlap, one is no tile of
     its own (a box astride two tiles), so its name is doubtful (the photo is asked again)."""
