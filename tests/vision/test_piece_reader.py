@@ -275,15 +275,12 @@ def test_a_no_piece_box_touching_a_named_piece_is_kept_unnamed(
     assert named.boxes_xyxy[1].tolist() == touching
 
 
-@needs_model
-def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
+def ham_and_a_no_piece_box(
     faces: dict[str, np.ndarray],
-) -> None:
-    """`near_not_pieces_from`: the box touching the ham card that the reader finds at least
-    this likely to show no piece is dropped (a busy table's pattern along a spread), while
-    one it is less sure of stays, unnamed."""
-    from vision.pipeline import PerceptionConfig
-
+) -> tuple[np.ndarray, Detections, Identifier, float]:
+    """A ham card and a box touching it, mostly on the bare table: the frame, both detections,
+    the King's Breakfast identifier and the piece reader's odds that the box shows no piece
+    (at least 0.5)."""
     frame, box = table_with(faces["kings-breakfast/ham"])
     frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
     x0, y0, x1, y1 = box
@@ -298,6 +295,19 @@ def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
         reader.read(frame, detections.boxes_xyxy[1:], ["kings-breakfast"]).probabilities[0, 0]
     )
     assert p_none >= 0.5
+    return frame, detections, identifier, p_none
+
+
+@needs_model
+def test_a_box_surely_no_piece_is_dropped_even_next_to_a_named_piece(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`near_not_pieces_from`: the box touching the ham card that the reader finds at least
+    this likely to show no piece is dropped (a busy table's pattern along a spread), while
+    one it is less sure of stays, unnamed."""
+    from vision.pipeline import PerceptionConfig
+
+    frame, detections, identifier, p_none = ham_and_a_no_piece_box(faces)
 
     def kept(surely: float | None) -> int:
         config = PerceptionConfig(drop_not_pieces=0.5, near_not_pieces_from=surely)
@@ -321,20 +331,8 @@ def test_a_box_the_detector_is_sure_of_next_to_a_piece_is_kept_however_sure_the_
     reader misread), and dropped when the detector was less sure."""
     from vision.pipeline import PerceptionConfig
 
-    frame, box = table_with(faces["kings-breakfast/ham"])
-    frame = np.concatenate([frame, np.full_like(frame, (70, 95, 60))], axis=1)
-    x0, y0, x1, y1 = box
-    touching = [x1 - 5, y0, x1 + 55, y1]
-    detections = make(["card", "card"]).with_fields(
-        boxes_xyxy=np.array([box, touching], np.float32), scores=np.array([0.9, 0.7], np.float32)
-    )
-    identifier = Identifier(default_gallery(["kings-breakfast"]))
-    reader = Perception(identifier=identifier, games=["kings-breakfast"]).piece_reader
-    assert reader is not None
-    p_none = float(
-        reader.read(frame, detections.boxes_xyxy[1:], ["kings-breakfast"]).probabilities[0, 0]
-    )
-    assert p_none >= 0.5
+    frame, detections, identifier, p_none = ham_and_a_no_piece_box(faces)
+    detections = detections.with_fields(scores=np.array([0.9, 0.7], np.float32))
 
     def kept(sure: float | None) -> list[object]:
         config = PerceptionConfig(
