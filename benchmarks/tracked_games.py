@@ -42,11 +42,13 @@ renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
 
 Prints per game: games, final state equal to the truth %, questions per game (and how many
 of them offered the true move among their candidates: one tap; the rest the user enters by
-hand), half-seen moves
-told per game (an applied explanation that differs from the truth but leaves the rules waiting
-for a deal or a draw: the tracker's ``pending`` event tells the user the move was not all seen),
-silently wrong games (an applied explanation that differs from the truth, never flagged to the
-user): must be 0,
+hand), half-seen moves told per game (an applied explanation that differs from the truth but
+leaves the rules waiting for a deal or a draw: the tracker's ``pending`` event tells the user
+the move was not all seen; or one that followed a spell of still but unread table: the
+``unseen`` event tells the user a move may have been missed), unread-table warnings per game
+(every ``unseen`` event, right or wrong: how often the user is asked to check), silently wrong
+games (an applied explanation that differs from the truth, never flagged to the user): must
+be 0,
 frames, seconds; with ``--pixels`` also seconds per move, ms per perceived (rendered) frame,
 how often the hand test saw the hand, and how many settled frames were read without problems.
 ``--final-frames N`` shows the final table N frames more after the last move's settled
@@ -63,8 +65,11 @@ detector calls most Dice King cards tiles and the identifier then names none of 
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
 at that point (a quick run); the header says which cut was used.
 
+``--size WxH`` renders frames of another 4:3 size (default 800x600; the app asks the camera
+for 1280 px across, where pieces are 1.6 times wider).
+
     .venv/bin/python benchmarks/tracked_games.py [--pixels] [--games-per 20] [--max-moves N]
-        [--still-frames 8] [--final-frames 0] [--games NAME ...] [--csv FILE]
+        [--still-frames 8] [--final-frames 0] [--games NAME ...] [--size 800x600] [--csv FILE]
 """
 
 from __future__ import annotations
@@ -266,9 +271,11 @@ class User:
     silent: int = 0
     pending: int = 0  # wrong states the tracker flagged as half-seen moves (``pending``)
     offered: int = 0  # questions whose candidates held the truth
+    unseen: int = 0  # ``unseen`` events: "the table lay unread, check the move" (right or not)
 
     def respond(self, seat: Seat, events: Sequence[Event], truth: Any) -> None:
-        told = any(event.kind == "pending" for event in events)
+        told = any(event.kind in ("pending", "unseen") for event in events)
+        self.unseen += sum(event.kind == "unseen" for event in events)
         for event in events:
             if event.kind == "applied" and self.key(seat.state) != self.key(truth):
                 if told:
@@ -339,6 +346,7 @@ def play(
         "questions": user.questions,
         "silent": user.silent,
         "pending": user.pending,
+        "unseen": user.unseen,
         "offered": user.offered,
         "frames": frames,
         "seconds": time.perf_counter() - start,
@@ -356,7 +364,12 @@ def live_perception(game: str) -> tuple[Any, Any]:
     from vision.identify import Identifier
     from vision.pipeline import Perception
 
-    config = live_perception_config(game)
+    zones = None
+    if game in ("kings-breakfast", "dice-king"):
+        from vision.readers.zones import default_zones
+
+        zones = default_zones(game)  # as `app_reader`: the demo's zones
+    config = live_perception_config(game, zones)
     # the shipped companion art only (as the app's demo): no enrolled faces of this machine
     identifier = Identifier(default_gallery([game]))
     path = detector_model_path()
@@ -515,6 +528,7 @@ def play_pixels(
         "questions": user.questions,
         "silent": user.silent,
         "pending": user.pending,
+        "unseen": user.unseen,
         "offered": user.offered,
         "frames": counts.frames,
         "seconds": time.perf_counter() - start,
@@ -544,6 +558,7 @@ def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
         f"  questions/game {questions / n:5.2f}"
         f" (truth among the candidates {100 * offered / max(questions, 1):3.0f} %)"
         f"  half-seen moves told/game {sum(r['pending'] for r in results) / n:5.2f}"
+        f" (unread-table warnings/game {sum(r['unseen'] for r in results) / n:5.2f})"
         f"  silently wrong games {silent_games}"
         f"  moves {moves}  frames {sum(r['frames'] for r in results)}  {seconds:6.1f} s"
     )
@@ -582,6 +597,7 @@ def header(
 
 
 def main() -> None:
+    global SIZE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games-per", type=int, default=20, help="games per game type")
     parser.add_argument(
@@ -606,8 +622,23 @@ def main() -> None:
         help="frames of the final table after the last move's settled frames (default 0; the"
         " players looking at the result)",
     )
+    parser.add_argument(
+        "--size",
+        default=f"{SIZE[0]}x{SIZE[1]}",
+        help=f"rendered frame size WxH, 4:3 as the default zones (default {SIZE[0]}x{SIZE[1]};"
+        " the app asks the camera for 1280 px across)",
+    )
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error(f"--size must be WxH, got {args.size!r}")
+    if width < 64 or height < 48 or width * 3 != height * 4:
+        parser.error(
+            f"--size must be 4:3 (the default zones are) and at least 64x48, got {args.size}"
+        )
+    SIZE = (width, height)
     if args.pixels and not detector_model_path().is_file():
         print(f"real detector: not available (no model at {detector_model_path()})")
         return

@@ -65,6 +65,14 @@ class DetectorConfig:
             `zoom_piece_px` at the first pass's input.
         zoom_max_factor: the zoom never enlarges the region beyond this factor.
         zoom_max_side: nor makes it longer than this (pixels; time).
+        zoom_regions: rectangles of the frame (x0, y0, x1, y1, normalised 0..1) where pieces
+            are looked for again, enlarged `zoom_region_factor` times: the live table's play
+            area, which the tablet's whole-table view shows small (cards about 40 px, dice
+            about 13 px: below what the model finds at its input). The zoomed pass's pieces of
+            `zoom_region_kinds` replace the first passes' ones centred in the region. Empty
+            (default): none.
+        zoom_region_factor: the enlargement of `zoom_regions`.
+        zoom_region_kinds: the kinds of piece the region zoom finds.
         threads: onnxruntime intra-op threads.
     """
 
@@ -86,6 +94,9 @@ class DetectorConfig:
     zoom_below: float = 0.35
     zoom_max_factor: float = 4.0
     zoom_max_side: int = 1600
+    zoom_regions: tuple[tuple[float, float, float, float], ...] = ()
+    zoom_region_factor: float = 2.0
+    zoom_region_kinds: tuple[str, ...] = KINDS
     threads: int = 2
 
 
@@ -190,6 +201,21 @@ class Detector:
         self._session = load_session(path, "detector", threads=self.config.threads)
         self._input = self._session.get_inputs()[0].name
         self._thresholds = np.array([self.config.score_thresholds[k] for k in KINDS], np.float32)
+        for region in self.config.zoom_regions:
+            x0, y0, x1, y1 = region
+            if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
+                raise ValueError(
+                    f"zoom region {region} is not inside the frame (0..1, x0 < x1, y0 < y1)"
+                )
+        if self.config.zoom_region_factor <= 0:
+            raise ValueError(
+                f"zoom_region_factor must be positive, got {self.config.zoom_region_factor}"
+            )
+        unknown = set(self.config.zoom_region_kinds) - set(KINDS)
+        if unknown:
+            raise ValueError(
+                f"zoom_region_kinds: unknown kind(s) {sorted(unknown)} (known: {KINDS})"
+            )
 
     # --- passes ----------------------------------------------------------------------------------
     def _run(self, tensor: np.ndarray) -> list[np.ndarray]:
@@ -343,12 +369,47 @@ class Detector:
             for a, z in zip(found, (zb, zs, zk, zc), strict=True)
         )
 
+    def _region_zoomed(
+        self, frame: np.ndarray, found: tuple[np.ndarray, ...], region: tuple[float, ...]
+    ) -> tuple[np.ndarray, ...]:
+        """The passes again on one `zoom_regions` rectangle, enlarged `zoom_region_factor`
+        times; its pieces of `zoom_region_kinds` replace the first passes' ones centred in it."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = region
+        left, top = int(x0 * w), int(y0 * h)
+        right, bottom = max(left + 1, int(np.ceil(x1 * w))), max(top + 1, int(np.ceil(y1 * h)))
+        factor = self.config.zoom_region_factor
+        big = cv2.resize(
+            frame[top:bottom, left:right],
+            None,
+            fx=factor,
+            fy=factor,
+            interpolation=cv2.INTER_LINEAR,
+        )
+        zb, zs, zk, zc = self._passes(big, long_side=max(big.shape[:2]))
+        chosen = np.array([KINDS.index(k) for k in self.config.zoom_region_kinds], np.int64)
+        mine = np.isin(zk, chosen)
+        offset = np.array([left, top], np.float32)
+        zoomed = (
+            zb[mine] / factor + np.tile(offset, 2),
+            zs[mine],
+            zk[mine],
+            zc[mine] / factor + offset,
+        )
+        boxes, _, kinds, _ = found
+        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+        inside = (cx >= left) & (cx < right) & (cy >= top) & (cy < bottom)
+        keep = ~(np.isin(kinds, chosen) & inside)
+        return tuple(np.concatenate([a[keep], z]) for a, z in zip(found, zoomed, strict=True))
+
     def detect(self, frame: np.ndarray) -> Detections:
         """Detect pieces in a uint8 BGR frame (H, W, 3); coordinates are the frame's pixels."""
         h, w = frame.shape[:2]
         found = self._passes(frame)
         if self.config.zoom_piece_px is not None:
             found = self._zoomed(frame, found)
+        for region in self.config.zoom_regions:
+            found = self._region_zoomed(frame, found, region)
         boxes, scores, kinds, corners = found
         keep = nms_per_kind(boxes, scores, kinds, self.config.nms_iou)
         keep = keep[~contained_dice(boxes[keep], kinds[keep], self.config.contained_die_fraction)]

@@ -9,6 +9,12 @@ for the legal action sequences that produce it:
 - exactly one: it is applied (an ``applied`` event); when the state it leads to still waits
   for chance (cards being dealt, tiles being drawn: the camera has not seen all of the move), a
   ``pending`` event follows, so the user is told rather than left with a half-seen move;
+- exactly one, after the table lay still (no hand) for `stable_seconds` or longer without
+  a stable reading (an ``unseen`` event follows the ``applied`` one): a move may have ended
+  there that the camera could not read, and the story the rules pick for what came after is
+  the shortest one, not necessarily what happened (a Dice King player rerolling all six dice
+  during the unread spell looks the same as one first throw, but has one throw less left), so
+  the user is told to check. Only with frames (the hand test marks the spells);
 - exactly one, but the observation holds pieces the camera could not identify (its
   ``has_unknown``): a ``question`` with that one candidate, for the user to confirm
   (`TrackerConfig.confirm_unknown`). The rules can always find some legal move behind a
@@ -109,7 +115,9 @@ class Event:
 
     Attributes:
         kind: ``applied`` (actions applied), ``pending`` (after ``applied``: the state waits
-            for chance outcomes the camera has not seen yet), ``question`` (none or several
+            for chance outcomes the camera has not seen yet), ``unseen`` (after ``applied``:
+            the table lay still but unread before it, so moves may have been missed and the
+            applied story is a guess to check), ``question`` (none or several
             explanations: ask), ``withdrawn`` (an open question was resolved by a later
             observation).
         actions: the applied actions (``applied``).
@@ -237,6 +245,12 @@ class Tracker:
     _activity: bool = False
     _history: list[Any] = field(default_factory=list)
     _question_states: list[Any] = field(default_factory=list)
+    # the current spell of frames without a hand: since when, whether a reading stood still
+    # in it long enough to count, and whether an earlier spell went unread (see `unseen`)
+    _still_since: float | None = None
+    _still_last: float = 0.0
+    _still_read: bool = False
+    _missed: bool = False
     _background: TableBackground = field(init=False)
     last_hand: bool = False
 
@@ -258,6 +272,8 @@ class Tracker:
         optionally the frame itself (for the skin test). Returns the events it caused."""
         hand = frame is not None and self._background.update(time_s, frame)
         self.last_hand = hand
+        if frame is not None:
+            self._follow_still_spell(time_s, hand)
         usable = reading.ok and not hand
         key = (reading.observation, n_detections) if usable else None
         if key is None or not self._same(key, self._candidate):
@@ -271,6 +287,7 @@ class Tracker:
         stable_long = time_s - self._candidate_since >= self.config.stable_seconds
         if not (stable_long and self._candidate_frames >= self.config.min_frames):
             return []
+        self._still_read = True
         if self._same(key, stable) and not self._activity:
             return []
         # the candidate's first count anchors the comparisons (flicker compared with flicker
@@ -287,9 +304,26 @@ class Tracker:
         allowed = max(self.config.count_slack, self.config.count_share * max(count, other_count))
         return abs(count - other_count) <= allowed
 
+    def _follow_still_spell(self, time_s: float, hand: bool) -> None:
+        """Mark a spell without a hand that lasted `stable_seconds` but gave no stable reading
+        (ended by a hand coming back): the table may have shown a move's end unread."""
+        if not hand:
+            if self._still_since is None:
+                self._still_since, self._still_read = time_s, False
+            self._still_last = time_s
+            return
+        if (
+            self._still_since is not None
+            and not self._still_read
+            and self._still_last - self._still_since >= self.config.stable_seconds
+        ):
+            self._missed = True
+        self._still_since = None
+
     def _on_stable(self, observation: Any, n_detections: int) -> list[Event]:
         visited = self._activity and self._stable is not None
         first = self._stable is None
+        missed, self._missed = self._missed, False
         self._stable, self._stable_count, self._activity = observation, n_detections, False
         assert self.explain_states is not None
         found = self.explain_states(self.state, observation, visited=visited and not first)
@@ -306,6 +340,8 @@ class Tracker:
                 events.append(Event("applied", actions=tuple(actions), observation=observation))
                 if self._waits_for_chance(state):
                     events.append(Event("pending", observation=observation))
+                if missed:
+                    events.append(Event("unseen", observation=observation))
             return events
         if found or self.question is None:
             self.question = Event(

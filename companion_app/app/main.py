@@ -582,6 +582,9 @@ class TableCompanionApp(App):
         elif event.kind == "pending":
             # part of a move (a deal, a draw) was not seen: say so rather than look finished
             self.root_view.ids.table.message = self.tr("table.pending")
+        elif event.kind == "unseen":
+            # the table lay unread before the move: what was applied is a guess to check
+            self.root_view.ids.table.message = self.tr("table.unseen")
         elif event.kind == "question":
             self._show_question(event)
         elif event.kind == "withdrawn" and self._question_popup is not None:

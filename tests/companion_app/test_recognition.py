@@ -264,3 +264,26 @@ def test_a_picked_candidate_that_waits_for_a_deal_is_told_to_the_ui() -> None:
     actions = recognition.answer(0)
     assert actions and kb.is_chance_node(recognition.state)
     assert [e.kind for e in recognition.take_events()] == ["pending"]
+
+
+def test_dk8_the_live_dice_king_reader_does_not_guess_an_unsure_die() -> None:
+    """DK-8: any six values are a legal throw, so the live table refuses a die read less sure
+    than `LIVE_MIN_DIE_SCORE` rather than let the rules explain a misread as a roll."""
+    from companion_app.viewmodels.recognition import LIVE_MIN_DIE_SCORE
+    from tests.vision.readers.factories import detections, piece, zone_point
+
+    size = (800, 600)
+    zones = default_zones("dice-king", n_players=2)
+    dice = detections(
+        [
+            piece("die", zone_point(zones, "dice", size, shift), value=v, colour="r", half=4.0)
+            for v, shift in ((2, -0.3), (5, 0.3))
+        ]
+    )
+    read = _reader_for("dice-king", 2, zones=zones)
+    frame = np.zeros((size[1], size[0], 3), np.uint8)
+    assert read(frame, dice).observation.dice == ("2r", "5r")
+    scores = dice.die_value_scores.copy()
+    scores[1] = LIVE_MIN_DIE_SCORE - 0.05
+    reading = read(frame, dice.with_fields(die_value_scores=scores))
+    assert reading.problems == ("a die in the rolling area could not be read",)

@@ -223,3 +223,78 @@ def test_the_zoom_finds_the_cards_of_a_small_spread_in_a_large_photo() -> None:
             found[zoom] += int((iou.max(axis=0) >= 0.5).sum()) if iou.size else 0
     assert found[80.0] >= 0.9 * targets  # measured with detector v13: 54 of 54
     assert found[None] < found[80.0]  # plain passes: 26 of 54
+
+
+def test_region_zoom_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match="zoom region"):
+        Detector(config=DetectorConfig(zoom_regions=((0.5, 0.2, 0.4, 0.6),)))
+    with pytest.raises(ValueError, match="zoom region"):
+        Detector(config=DetectorConfig(zoom_regions=((0.0, 0.0, 1.2, 0.5),)))
+    with pytest.raises(ValueError, match="zoom_region_factor"):
+        Detector(config=DetectorConfig(zoom_regions=((0.1, 0.1, 0.5, 0.5),), zoom_region_factor=0))
+    with pytest.raises(ValueError, match="unknown kind"):
+        Detector(config=DetectorConfig(zoom_region_kinds=("meeple",)))
+
+
+def test_the_region_zoom_replaces_the_first_passes_pieces_of_its_kinds_inside_it() -> None:
+    """The enlarged region is searched again; its dice replace the first passes' dice centred
+    in it (here: the centre card's box, found again as a die by the fake), cards stay."""
+
+    class _Dice(_CentreBoxes):
+        def _passes(self, frame: np.ndarray, long_side: int | None = None) -> tuple:
+            box, scores, kinds, corners = super()._passes(frame, long_side)
+            return box, scores, np.full(len(box), 2 if len(self.calls) == 2 else 0), corners
+
+    detector = _Dice(
+        DetectorConfig(zoom_regions=((0.25, 0.25, 0.75, 0.75),), zoom_region_kinds=("die",))
+    )
+    detections = detector.detect(np.zeros((600, 800, 3), np.uint8))
+    assert detector.calls == [(800, 600), (800, 600)]  # 400 x 300 enlarged twice
+    assert sorted(detections.kinds.tolist()) == ["card", "die"]
+    die = detections.boxes_xyxy[list(detections.kinds).index("die")]
+    # the zoomed pass's box (a quarter of the region's shorter side) in the frame's coordinates
+    assert die.tolist() == pytest.approx([362.5, 262.5, 437.5, 337.5], abs=1.0)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no committed detector")
+def test_dk8_the_rolling_area_zoom_finds_the_dice_of_the_tablets_far_view() -> None:
+    """DK-8: six dice in the rolling area, seen by the tablet at the table's edge (800 x 600):
+    about 13 px wide, below what the model finds at its input. Enlarging the rolling area
+    finds them."""
+    import random
+
+    import engines.dice_king as dk
+    from datasets.render.scene import render_pieces
+    from datasets.state_render import environment, place_state, table_camera
+    from engines.api import random_step
+    from vision.readers.zones import default_zones
+
+    rng = random.Random(8)
+    state = dk.new_game(["Anna", "Ben", "Cleo"])
+    while not state.dice or dk.is_chance_node(state):
+        state = dk.apply(state, random_step(dk, state, rng))
+    view = np.random.default_rng([8, 3])
+    env = environment(table_camera("dice-king", (800, 600), view), view, "eval")
+    rendered = render_pieces(place_state("dice-king", state, np.random.default_rng(5)), [], env)
+    centres = [
+        ((o["box"][0] + o["box"][2]) / 2, (o["box"][1] + o["box"][3]) / 2)
+        for o in rendered.objects
+        if o["kind"] == "die" and o.get("box") is not None
+    ]
+    assert len(centres) == 6
+
+    def found(config: DetectorConfig) -> int:
+        d = Detector(config=config).detect(rendered.image)
+        dice = d.boxes_xyxy[d.kinds == "die"]
+        return sum(
+            bool(
+                (
+                    (dice[:, 0] <= x) & (x <= dice[:, 2]) & (dice[:, 1] <= y) & (y <= dice[:, 3])
+                ).any()
+            )
+            for x, y in centres
+        )
+
+    region = default_zones("dice-king").bounds("dice", 0.25)
+    zoomed = found(DetectorConfig(zoom_regions=(region,), zoom_region_kinds=("die",)))
+    assert zoomed >= 5 and zoomed > found(DetectorConfig())

@@ -304,6 +304,26 @@ def test_a_one_game_live_table_takes_cards_and_tiles_as_its_kind_and_keeps_dice(
         assert list(perception.detect(frame).kinds) == expected, game
 
 
+def test_dk8_the_live_dice_king_table_zooms_on_its_users_rolling_area() -> None:
+    """DK-8: the dice lie in the rolling area; the live config looks at that zone (as the
+    user placed it) again, enlarged, for dice; other games and no zones: no zoom."""
+    from companion_app.viewmodels.recognition import DICE_ZOOM, live_perception_config
+    from vision.readers.zones import Zones, default_zones
+
+    zones = default_zones("dice-king", n_players=3)
+    moved = Zones(
+        "dice-king",
+        {**zones.polygons, "dice": np.array([[0.1, 0.7], [0.3, 0.7], [0.3, 0.9], [0.1, 0.9]])},
+    )
+    config = live_perception_config("dice-king", moved).detector
+    assert config.zoom_region_kinds == ("die",) and config.zoom_region_factor == DICE_ZOOM
+    ((x0, y0, x1, y1),) = config.zoom_regions
+    assert x0 < 0.1 < 0.3 < x1 and y0 < 0.7 < 0.9 < y1 <= 1.0
+    assert live_perception_config("dice-king").detector.zoom_regions == ()
+    kb_zones = default_zones("kings-breakfast")
+    assert live_perception_config("kings-breakfast", kb_zones).detector.zoom_regions == ()
+
+
 def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     """Tiles never lie on each other: of two named tile boxes that overlap, one is no tile of
     its own (a box astride two tiles), so its name is doubtful (the photo is asked again)."""

@@ -265,3 +265,50 @@ def test_kb10_the_one_explanation_of_a_table_with_an_unknown_card_is_confirmed()
             assert tracker.state == state
             assert tracker.answer(0) == []  # the move is whole: nothing to tell
         assert public_key(tracker.state) == public_key(after)
+
+
+GREEN_TABLE = np.full((120, 160, 3), (40, 120, 40), np.uint8)
+
+
+def _green_with_arm() -> np.ndarray:
+    frame = GREEN_TABLE.copy()
+    frame[60:, 60:100] = (120, 160, 215)  # a skin-coloured arm coming in from the bottom edge
+    return frame
+
+
+def _feed_frames(
+    tracker: Tracker, start: float, seconds: float, reading: Reading, frame: np.ndarray
+) -> tuple[list, float]:
+    events, t = [], start
+    while t < start + seconds - 1e-9:
+        events += tracker.update(t, reading, 9, frame=frame)
+        t += 0.1
+    return events, t
+
+
+@pytest.mark.parametrize(("unread_seconds", "told"), [(1.0, True), (0.3, False)])
+def test_a_move_seen_after_the_table_lay_still_but_unread_is_told_unseen(
+    unread_seconds: float, told: bool
+) -> None:
+    """The table lay still (no hand) for 0.5 s or more and no reading stood still in that
+    spell: a move may have ended there unseen, so the move explained afterwards is applied and
+    followed by an ``unseen`` event (the story the rules pick may not be what happened). A
+    spell shorter than a stable reading needs says nothing."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    arm, seen = _green_with_arm(), Reading(observe(state))
+    unread = Reading(None, ("a card in the offer zone could not be identified",))
+    food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
+    after = Reading(observe(kb.apply(state, TakePile(food))))
+    events, t = _feed_frames(tracker, 0.0, 5.0, seen, GREEN_TABLE)
+    assert events == [] and not tracker.last_hand
+    for reading, seconds, frame in (
+        (unread, 0.3, arm),
+        (unread, unread_seconds, GREEN_TABLE),
+        (unread, 0.3, arm),
+        (after, 1.0, GREEN_TABLE),
+    ):
+        new, t = _feed_frames(tracker, t, seconds, reading, frame)
+        events += new
+    assert [e.kind for e in events] == (["applied", "unseen"] if told else ["applied"])
+    assert events[0].actions == (TakePile(food),)

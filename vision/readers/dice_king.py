@@ -30,8 +30,14 @@ def read_table(
     frame_size: tuple[int, int],
     n_players: int,
     zones: Zones | None = None,
+    *,
+    min_die_score: float = 0.0,
 ) -> Reading:
     """Cards and dice by zone → an `Observation`, or the problems that prevent one.
+
+    A die in the rolling area read less sure than `min_die_score` (its value-and-colour score)
+    is a problem, as an unread one is: any six values are a legal throw, so the rules cannot
+    catch a misread die.
 
     An unidentified card in a slot is `UNKNOWN_CARD` there (not a problem);
     ``seen["unidentified"]`` lists the zones and ``seen["notes"]`` says so.
@@ -50,7 +56,7 @@ def read_table(
             if zone != "dice":
                 continue  # a die left aside is not part of the roll
             value, colour = int(detections.die_values[i]), detections.die_colours[i]
-            if value == 0 or colour is None:
+            if value == 0 or colour is None or detections.die_value_scores[i] < min_die_score:
                 problems.append("a die in the rolling area could not be read")
             else:
                 dice.append(f"{value}{colour}")

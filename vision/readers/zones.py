@@ -125,6 +125,25 @@ class Zones:
                     out[i] = name
         return out
 
+    def bounds(self, name: str, margin: float = 0.0) -> tuple[float, float, float, float]:
+        """The zone's bounding rectangle (x0, y0, x1, y1, normalised), widened on every side by
+        `margin` × its size and kept inside the frame.
+
+        Raises:
+            KeyError: no zone of that name.
+        """
+        if name not in self.polygons:
+            raise KeyError(f"no zone {name!r} (zones: {', '.join(self.polygons)})")
+        points = self.polygons[name]
+        (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+        dx, dy = margin * (x1 - x0), margin * (y1 - y0)
+        return (
+            float(max(0.0, x0 - dx)),
+            float(max(0.0, y0 - dy)),
+            float(min(1.0, x1 + dx)),
+            float(min(1.0, y1 + dy)),
+        )
+
     def to_json(self) -> dict[str, object]:
         """JSON: the game and each zone's corners."""
         return {

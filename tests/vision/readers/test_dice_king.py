@@ -49,6 +49,20 @@ def test_dk1_an_unread_die_and_two_cards_in_a_slot_are_problems() -> None:
     assert "2 face-up cards in the row:2 zone: snob-1, snob-2" in reading.problems
 
 
+def test_dk8_a_die_read_unsure_is_a_problem_when_a_least_score_is_asked() -> None:
+    """DK-8: any six values are a legal throw, so the rules cannot catch a misread die; the
+    live table asks for a least value score and an unsure die is not guessed."""
+    dice = detections([_die(5, "r", -0.3), _die(2, "g", 0.0), _die(6, "b", 0.3)])
+    scores = dice.die_value_scores.copy()
+    scores[1] = 0.6
+    dice = dice.with_fields(die_value_scores=scores)
+    assert read_table(dice, SIZE, 2, ZONES).observation.dice == ("2g", "5r", "6b")
+    reading = read_table(dice, SIZE, 2, ZONES, min_die_score=0.8)
+    assert reading.observation is None
+    assert reading.problems == ("a die in the rolling area could not be read",)
+    assert read_table(dice, SIZE, 2, ZONES, min_die_score=0.6).ok
+
+
 def test_dk25_a_spread_kingdom_lists_its_cards_and_refuses_repeats() -> None:
     """DK-25: the cards of a spread kingdom pile; DK-4: a card seen twice is a problem."""
     ids = ["dice-king/snob-1", "dice-king/penalty-2", "dice-king/village-mine-3"]

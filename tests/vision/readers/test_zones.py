@@ -73,3 +73,18 @@ def test_bad_zone_files_are_refused_with_the_zone_named() -> None:
         Zones.from_json({"game": "kings-breakfast", "zones": {"offer": [[0, 0], [900, 1], [1, 5]]}})
     with pytest.raises(ValueError, match="no zones for game"):
         default_zones("cafe-international")
+
+
+def test_a_zones_bounds_are_its_rectangle_widened_and_kept_in_the_frame() -> None:
+    zones = default_zones("dice-king", n_players=3)
+    x0, y0, x1, y1 = zones.bounds("dice")
+    polygon = zones.polygons["dice"]
+    assert (x0, y0) == pytest.approx(tuple(polygon.min(axis=0)))
+    assert (x1, y1) == pytest.approx(tuple(polygon.max(axis=0)))
+    wx0, wy0, wx1, wy1 = zones.bounds("dice", 0.25)
+    assert wx0 == pytest.approx(x0 - 0.25 * (x1 - x0)) and wy1 == pytest.approx(
+        y1 + 0.25 * (y1 - y0)
+    )
+    assert zones.bounds("dice", 10.0) == (0.0, 0.0, 1.0, 1.0)
+    with pytest.raises(KeyError, match="no zone 'bar'"):
+        zones.bounds("bar")
