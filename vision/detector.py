@@ -73,6 +73,9 @@ class DetectorConfig:
             (default): none.
         zoom_region_factor: the enlargement of `zoom_regions`.
         zoom_region_kinds: the kinds of piece the region zoom finds.
+        zoom_regions_aspect: the width / height of the frames `zoom_regions` are drawn for
+            (a frame of another shape from the same camera shows the same width, more or less
+            of the height: `vision.readers.zones.change_aspect`). None: the frame's own.
         threads: onnxruntime intra-op threads.
     """
 
@@ -97,6 +100,7 @@ class DetectorConfig:
     zoom_regions: tuple[tuple[float, float, float, float], ...] = ()
     zoom_region_factor: float = 2.0
     zoom_region_kinds: tuple[str, ...] = KINDS
+    zoom_regions_aspect: float | None = None
     threads: int = 2
 
 
@@ -211,6 +215,9 @@ class Detector:
             raise ValueError(
                 f"zoom_region_factor must be positive, got {self.config.zoom_region_factor}"
             )
+        aspect = self.config.zoom_regions_aspect
+        if aspect is not None and not aspect > 0:
+            raise ValueError(f"zoom_regions_aspect must be positive, got {aspect}")
         unknown = set(self.config.zoom_region_kinds) - set(KINDS)
         if unknown:
             raise ValueError(
@@ -376,6 +383,13 @@ class Detector:
         times; its pieces of `zoom_region_kinds` replace the first passes' ones centred in it."""
         h, w = frame.shape[:2]
         x0, y0, x1, y1 = region
+        aspect = self.config.zoom_regions_aspect
+        if aspect is not None:
+            y0, y1 = (
+                float(np.clip(0.5 + (y - 0.5) * (w / h) / aspect, 0.0, 1.0)) for y in (y0, y1)
+            )
+            if y1 - y0 < 1.0 / h:
+                return found  # the region lies outside this frame
         left, top = int(x0 * w), int(y0 * h)
         right, bottom = max(left + 1, int(np.ceil(x1 * w))), max(top + 1, int(np.ceil(y1 * h)))
         factor = self.config.zoom_region_factor

@@ -121,6 +121,11 @@ class PerceptionConfig:
             right, as evidence in the ``product`` (0: the count is not used). 0.8 is what it
             was on rendered training scenes (`runs/cache/train_s4`, 2,840 sure counts of 3,412
             detected dice: 0.80 right).
+        top_face_disagreement: when the whole-die reader and the top-face reader name
+            different values for a die, its score is at most this (None: no cap; the product
+            alone decides). The live Dice King table (dice about 13 px) refuses unsure dice: of
+            286 dice found in 48 rendered tablet views, those scored >= 0.8 were 210 with 8
+            wrong without the cap and 195 with 3 wrong with it at 0.5.
         top_face_reader: its settings.
         piece_reader: how the piece reader (`vision.piece_reader`: a network naming the
             companion face from the box, no corners needed) joins the gallery match:
@@ -252,6 +257,7 @@ class PerceptionConfig:
     doubtful_overlap: dict[str, float] = field(default_factory=dict)
     top_face: str = "product"
     top_face_pip_likelihood: float = 0.8
+    top_face_disagreement: float | None = None
     top_face_reader: TopFaceConfig = field(default_factory=TopFaceConfig)
     piece_reader: str = "first"
     piece_reader_config: PieceReaderConfig = field(default_factory=PieceReaderConfig)
@@ -317,7 +323,12 @@ PIP_SURE = 0.9  # the pip counter's confidence when its pips agree in size and l
 
 
 def combine_readings(
-    whole: DieReadings, faces: TopFaceReadings, mode: str, *, pip_likelihood: float = 0.0
+    whole: DieReadings,
+    faces: TopFaceReadings,
+    mode: str,
+    *,
+    pip_likelihood: float = 0.0,
+    disagreement: float | None = None,
 ) -> DieReadings:
     """The whole-die readings with the top-face readings folded in (dice whose top face was found).
 
@@ -330,7 +341,8 @@ def combine_readings(
     call; in ``product`` the two readers' odds of "not a die" are multiplied as well (the face
     reader's class 0 was trained on patches of table, not on unreadable dice, which it learnt as
     "a die, value unknown") and a die is dropped (value 0) when that is likelier than a die of any
-    value. ``off`` changes nothing.
+    value. ``off`` changes nothing. With `disagreement`, a die whose two readers' likeliest
+    values differ scores at most that (``product`` only).
     """
     if mode == "off" or not len(whole.values):
         return whole
@@ -380,6 +392,11 @@ def combine_readings(
         colour_scores[row] = float(colour_p[k].max())
     scores = whole.scores.copy()
     scores[rows] = value_p[rows, values[rows]] * colour_scores[rows]
+    if disagreement is not None and mode == "product":
+        whole_value = whole.value_probabilities[rows, 1:].argmax(axis=1)
+        face_value = faces.value_probabilities[rows, 1:].argmax(axis=1)
+        split = rows[whole_value != face_value]
+        scores[split] = np.minimum(scores[split], disagreement)
     return DieReadings(values, colours, scores.astype(np.float32), value_p.astype(np.float32))
 
 
@@ -750,6 +767,7 @@ class Perception:
                 faces,
                 self.config.top_face,
                 pip_likelihood=self.config.top_face_pip_likelihood,
+                disagreement=self.config.top_face_disagreement,
             )
         scores = self._cross_check(crops, readings)
         values = detections.die_values.copy()

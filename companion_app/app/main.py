@@ -717,7 +717,9 @@ class TableCompanionApp(App):
         def saved(zone: str, points: list[tuple[float, float]]) -> None:
             height, width = frame.shape[:2]
             polygon = np.asarray(points, float) / np.array([width, height], float)
-            path = save_zones(Zones(game, {**zones.polygons, zone: polygon}))
+            # the other zones moved into this picture's shape; saved with it
+            shown = zones.in_frame((width, height))
+            path = save_zones(Zones(game, {**shown.polygons, zone: polygon}, shown.aspect))
             self._settings_message(self.tr("settings.saved_to", path=str(path)))
             self._build_recognition()
 

@@ -298,3 +298,21 @@ def test_dk8_the_rolling_area_zoom_finds_the_dice_of_the_tablets_far_view() -> N
     region = default_zones("dice-king").bounds("dice", 0.25)
     zoomed = found(DetectorConfig(zoom_regions=(region,), zoom_region_kinds=("die",)))
     assert zoomed >= 5 and zoomed > found(DetectorConfig())
+
+
+def test_zoom_regions_drawn_for_4_3_frames_are_placed_on_a_16_9_frame() -> None:
+    """A 16:9 frame from the same camera shows the 4:3 picture's width and less of its height:
+    the region's heights are moved into it (the same table area), and a region wholly above
+    or below the 16:9 frame is skipped."""
+    config = DetectorConfig(
+        zoom_regions=((0.25, 0.25, 0.75, 0.75), (0.0, 0.0, 1.0, 0.05)), zoom_regions_aspect=4 / 3
+    )
+    detector = _CentreBoxes(config)
+    detector.detect(np.zeros((450, 800, 3), np.uint8))
+    # 400 x 300 px of a 800 x 450 frame (300 = 450 x 2/3), enlarged twice; the second skipped
+    assert detector.calls == [(800, 450), (800, 600)]
+    detector = _CentreBoxes(config)
+    detector.detect(np.zeros((600, 800, 3), np.uint8))  # a 4:3 frame: as drawn
+    assert detector.calls == [(800, 600), (800, 600), (1600, 60)]
+    with pytest.raises(ValueError, match="zoom_regions_aspect"):
+        Detector(config=DetectorConfig(zoom_regions_aspect=0.0))

@@ -317,6 +317,8 @@ def test_dk8_the_live_dice_king_table_zooms_on_its_users_rolling_area() -> None:
     )
     config = live_perception_config("dice-king", moved).detector
     assert config.zoom_region_kinds == ("die",) and config.zoom_region_factor == DICE_ZOOM
+    assert config.zoom_regions_aspect is None  # the user's zones: drawn on the frame itself
+    assert live_perception_config("dice-king", zones).detector.zoom_regions_aspect == 4 / 3
     ((x0, y0, x1, y1),) = config.zoom_regions
     assert x0 < 0.1 < 0.3 < x1 and y0 < 0.7 < 0.9 < y1 <= 1.0
     assert live_perception_config("dice-king").detector.zoom_regions == ()

@@ -294,3 +294,21 @@ def test_both_readers_odds_of_no_die_are_multiplied_in_the_product() -> None:
     assert combined.values[2] > 0 and combined.value_probabilities[2, 0] < 0.01
     # "replace" keeps "not a die" the whole reader's call
     assert combine_readings(whole, faces, "replace").values[0] > 0
+
+
+def test_dk8_two_readers_naming_different_values_cap_the_dies_score() -> None:
+    """DK-8: the whole-die reader says 5 (barely), the top face 4 (surely): the product reads 4;
+    with a disagreement cap its score is at most the cap (the live table then refuses it),
+    while a die both readers call 4 keeps its score."""
+    whole = _whole([[0.0, 0.0, 0.0, 0.0, 0.45, 0.55, 0.0], [0.0, 0.0, 0.0, 0.0, 0.9, 0.1, 0.0]])
+    faces = _faces(
+        [[0.0, 0.0, 0.0, 0.0, 0.95, 0.05, 0.0], [0.0, 0.0, 0.0, 0.0, 0.95, 0.05, 0.0]],
+        [True, True],
+    )
+    free = combine_readings(whole, faces, "product")
+    capped = combine_readings(whole, faces, "product", disagreement=0.5)
+    assert free.values.tolist() == capped.values.tolist() == [4, 4]
+    assert free.scores[0] > 0.9 and capped.scores[0] == pytest.approx(0.5)
+    assert capped.scores[1] == pytest.approx(free.scores[1]) and capped.scores[1] > 0.9
+    # replace: the face's value stands alone; no cap applies
+    assert combine_readings(whole, faces, "replace", disagreement=0.5).scores[0] > 0.9

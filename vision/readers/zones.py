@@ -106,17 +106,46 @@ def project_table_points(
     return cam[:, :2] / np.maximum(cam[:, 2:3], 1e-6) * focal + np.array([width / 2, height / 2])
 
 
+def change_aspect(y: np.ndarray | float, from_aspect: float, to_aspect: float) -> np.ndarray:
+    """Normalised image heights (0..1) in a frame of width/height `from_aspect`, as heights in
+    a frame of `to_aspect` from the same camera: the same horizontal field of view, more or
+    less of it above and below (a camera's 16:9 mode is its 4:3 picture with the top and bottom
+    cut off)."""
+    return 0.5 + (np.asarray(y, float) - 0.5) * (to_aspect / from_aspect)
+
+
 @dataclass(frozen=True)
 class Zones:
-    """Named polygons in normalised image coordinates (x, y in 0..1); the first match wins."""
+    """Named polygons in normalised image coordinates (x, y in 0..1); the first match wins.
+
+    `aspect` is the width / height of the frames the polygons were drawn for (the defaults:
+    4:3); frames of another aspect from the same camera are matched through `change_aspect`.
+    None (zones files saved before it was recorded): the polygons are the frame's own
+    fractions, whatever its shape.
+    """
 
     game: str
     polygons: dict[str, np.ndarray]
+    aspect: float | None = None
+
+    def in_frame(self, frame_size: tuple[int, int]) -> Zones:
+        """The zones in the normalised coordinates of a frame of `frame_size` (width, height)."""
+        width, height = frame_size
+        frame_aspect = width / height
+        if self.aspect is None or abs(frame_aspect - self.aspect) < 1e-9:
+            return Zones(self.game, self.polygons, frame_aspect)
+        polygons = {
+            name: np.column_stack([p[:, 0], change_aspect(p[:, 1], self.aspect, frame_aspect)])
+            for name, p in self.polygons.items()
+        }
+        return Zones(self.game, polygons, frame_aspect)
 
     def zone_of(self, points_px: np.ndarray, frame_size: tuple[int, int]) -> list[str | None]:
         """The zone of each image point (n, 2) px, or None outside every zone."""
         width, height = frame_size
         pts = np.asarray(points_px, float).reshape(-1, 2) / np.array([width, height], float)
+        if self.aspect is not None:
+            pts[:, 1] = change_aspect(pts[:, 1], width / height, self.aspect)
         out: list[str | None] = [None] * len(pts)
         for name, polygon in self.polygons.items():
             inside = _inside(pts, polygon)
@@ -146,10 +175,13 @@ class Zones:
 
     def to_json(self) -> dict[str, object]:
         """JSON: the game and each zone's corners."""
-        return {
+        data: dict[str, object] = {
             "game": self.game,
             "zones": {name: np.round(p, 5).tolist() for name, p in self.polygons.items()},
         }
+        if self.aspect is not None:
+            data["aspect"] = round(self.aspect, 6)
+        return data
 
     @classmethod
     def from_json(cls, data: object) -> Zones:
@@ -168,7 +200,14 @@ class Zones:
             if np.any(array < -0.5) or np.any(array > 1.5):
                 raise ValueError(f"zone {name!r} must use image fractions (0..1)")
             polygons[str(name)] = array
-        return cls(str(data.get("game", "")), polygons)
+        aspect = data.get("aspect")
+        if aspect is not None and (
+            isinstance(aspect, bool)
+            or not isinstance(aspect, (int, float))
+            or not 0.2 <= aspect <= 5.0
+        ):
+            raise ValueError(f"zones 'aspect' must be a frame's width / height, got {aspect!r}")
+        return cls(str(data.get("game", "")), polygons, None if aspect is None else float(aspect))
 
 
 def _inside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
@@ -200,7 +239,7 @@ def default_zones(game: str, *, n_players: int = 5, pose: TabletPose | None = No
     for name, (x0, y0, x1, y1) in areas.items():
         corners = np.array([[x0, y1], [x1, y1], [x1, y0], [x0, y0]], float)
         polygons[name] = project_table_points(corners, pose, size) / np.array(size, float)
-    return Zones(game, polygons)
+    return Zones(game, polygons, size[0] / size[1])
 
 
 def zones_file(game: str, home: Path | None = None) -> Path:
@@ -240,6 +279,7 @@ __all__ = [
     "TABLE_AREAS_MM",
     "TabletPose",
     "Zones",
+    "change_aspect",
     "default_zones",
     "kingdom_areas_mm",
     "load_zones",

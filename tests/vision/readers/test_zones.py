@@ -88,3 +88,41 @@ def test_a_zones_bounds_are_its_rectangle_widened_and_kept_in_the_frame() -> Non
     assert zones.bounds("dice", 10.0) == (0.0, 0.0, 1.0, 1.0)
     with pytest.raises(KeyError, match="no zone 'bar'"):
         zones.bounds("bar")
+
+
+@pytest.mark.parametrize("size", [(1280, 960), (1280, 720), (800, 600)])
+def test_dk8_default_zones_fit_a_16_9_camera_as_well_as_a_4_3_one(size: tuple[int, int]) -> None:
+    """DK-8, DK-10: the defaults are drawn for 4:3 frames; a camera's 16:9 mode (the app asks
+    for 1280 x 720) shows the same width and less height. Each table area's centre, projected
+    by the same tablet into either frame, lies in its own zone."""
+    from vision.readers.zones import TABLE_AREAS_MM
+
+    zones = default_zones("dice-king", n_players=5)
+    pose = DEFAULT_POSES["dice-king"]
+    names = [n for n in TABLE_AREAS_MM["dice-king"] if n in zones.polygons]
+    centres_mm = np.array(
+        [
+            ((r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
+            for r in (TABLE_AREAS_MM["dice-king"][n] for n in names)
+        ]
+    )
+    points = project_table_points(centres_mm, pose, size)
+    assert zones.zone_of(points, size) == names
+    framed = zones.in_frame(size)
+    assert framed.aspect == pytest.approx(size[0] / size[1])
+    assert framed.zone_of(points, size) == names
+    if size[1] == 720:  # read as the frame's own fractions, the 4:3 zones miss the 16:9 frame
+        plain = Zones(zones.game, zones.polygons)
+        assert plain.zone_of(points, size) != names
+
+
+def test_a_zones_aspect_is_saved_and_checked(tmp_path: Path) -> None:
+    zones = default_zones("kings-breakfast").in_frame((1280, 720))
+    save_zones(zones, tmp_path)
+    loaded = load_zones("kings-breakfast", tmp_path)
+    assert loaded.aspect == pytest.approx(16 / 9, abs=1e-5)
+    old = Zones.from_json({"game": "kings-breakfast", "zones": zones.to_json()["zones"]})
+    assert old.aspect is None  # a file from before: the frame's own fractions
+    for bad in (0, -1.5, "wide", True, 40.0):
+        with pytest.raises(ValueError, match="aspect"):
+            Zones.from_json({**zones.to_json(), "aspect": bad})
