@@ -71,7 +71,7 @@ class DetectorConfig:
             about 13 px: below what the model finds at its input). The zoomed pass's pieces of
             `zoom_region_kinds` replace the first passes' ones centred in the region. Empty
             (default): none.
-        zoom_region_factor: the enlargement of `zoom_regions`.
+        zoom_region_factor: the enlargement of `zoom_regions` (at most to `zoom_max_side`).
         zoom_region_kinds: the kinds of piece the region zoom finds.
         zoom_regions_aspect: the width / height of the frames `zoom_regions` are drawn for
             (a frame of another shape from the same camera shows the same width, more or less
@@ -392,7 +392,12 @@ class Detector:
                 return found  # the region lies outside this frame
         left, top = int(x0 * w), int(y0 * h)
         right, bottom = max(left + 1, int(np.ceil(x1 * w))), max(top + 1, int(np.ceil(y1 * h)))
-        factor = self.config.zoom_region_factor
+        # never longer than `zoom_max_side` (time): a 1280 px frame's whole table is
+        # enlarged 1.25 times, not twice
+        factor = min(
+            self.config.zoom_region_factor,
+            self.config.zoom_max_side / max(right - left, bottom - top),
+        )
         big = cv2.resize(
             frame[top:bottom, left:right],
             None,

@@ -19,6 +19,7 @@ turn is applied and several are asked about, never guessed.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -187,6 +188,33 @@ def _hand_options(state: State, tile: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(state.hands[state.current])) if tile == UNKNOWN_TILE else (tile,)
 
 
+def _seatings(state: State, after: Observation, chairs: list[int]) -> Iterable[Action]:
+    """CI-13: the current player seating the guests seen on one or two new `chairs` (every
+    order, every nationality a joker may declare there)."""
+    layout = state.layout
+    options: list[list[Placement]] = []
+    for chair in chairs:
+        seen = after.seated[chair]
+        assert seen is not None
+        options.append(
+            [
+                Placement(tile, layout.chairs[chair].id, n)
+                for tile in _hand_options(state, seen)
+                for n in dict.fromkeys(
+                    layout.chair_nationalities[chair] if is_joker(tile) else (tile.split("/")[0],)
+                )
+            ]
+        )
+    if len(options) == 1:
+        for placement in options[0]:
+            yield Seat((placement,))
+    else:
+        for first in options[0]:
+            for second in options[1]:
+                yield Seat((first, second))
+                yield Seat((second, first))
+
+
 def _turns(state: State, after: Observation) -> Iterable[Action]:
     """The player's actions consistent with the board in `after` (checked with `is_legal`)."""
     layout = state.layout
@@ -209,29 +237,18 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
     ]
     grew = len(after.bar) - len(state.bar)
     if new_chairs and not changed and grew == 0 and len(new_chairs) <= 2:
-        options: list[list[Placement]] = []
-        for chair in new_chairs:
-            seen = after.seated[chair]
-            assert seen is not None
-            options.append(
-                [
-                    Placement(tile, layout.chairs[chair].id, n)
-                    for tile in _hand_options(state, seen)
-                    for n in dict.fromkeys(
-                        layout.chair_nationalities[chair]
-                        if is_joker(tile)
-                        else (tile.split("/")[0],)
-                    )
-                ]
-            )
-        if len(options) == 1:
-            for placement in options[0]:
-                yield Seat((placement,))
-        else:
-            for first in options[0]:
-                for second in options[1]:
-                    yield Seat((first, second))
-                    yield Seat((second, first))
+        yield from _seatings(state, after, new_chairs)
+        return
+    # Several turns in one change (the camera missed the tables between them, CI-13 and
+    # CI-14 mixed, or more than two new guests): this turn is one of them, the search chains
+    # the rest; the hands seen after the draws decide who did what.
+    if not changed and (new_chairs or grew > 0):
+        if grew > 0 and all(map(_shows, state.bar, after.bar[: len(state.bar)])):
+            for tile in _hand_options(state, after.bar[len(state.bar)]):
+                yield ToBar(tile)
+        for size in (1, 2):
+            for chairs in itertools.combinations(new_chairs, size):
+                yield from _seatings(state, after, list(chairs))
         return
     if not new_chairs and len(changed) == 1 and grew == 0:
         chair = changed[0]

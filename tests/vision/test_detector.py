@@ -316,3 +316,15 @@ def test_zoom_regions_drawn_for_4_3_frames_are_placed_on_a_16_9_frame() -> None:
     assert detector.calls == [(800, 600), (800, 600), (1600, 60)]
     with pytest.raises(ValueError, match="zoom_regions_aspect"):
         Detector(config=DetectorConfig(zoom_regions_aspect=0.0))
+
+
+def test_a_zoom_region_is_enlarged_at_most_to_the_zooms_longest_side() -> None:
+    """The whole of a 1280 x 720 frame asked twice as large is enlarged to 1600 px only (time);
+    an 800 x 600 frame twice."""
+    config = DetectorConfig(zoom_regions=((0.0, 0.0, 1.0, 1.0),), zoom_region_factor=2.0)
+    detector = _CentreBoxes(config)
+    detector.detect(np.zeros((720, 1280, 3), np.uint8))
+    assert detector.calls == [(1280, 720), (1600, 900)]
+    detector = _CentreBoxes(config)
+    detector.detect(np.zeros((600, 800, 3), np.uint8))
+    assert detector.calls == [(800, 600), (1600, 1200)]

@@ -326,6 +326,16 @@ def test_dk8_the_live_dice_king_table_zooms_on_its_users_rolling_area() -> None:
     assert live_perception_config("kings-breakfast", kb_zones).detector.zoom_regions == ()
 
 
+def test_ci6_the_live_cafe_table_looks_again_for_tiles_in_the_whole_frame() -> None:
+    """CI-6: the players' hands lie off the board, small from the tablet's view; the live Café
+    config searches the whole frame again, enlarged, for tiles."""
+    from companion_app.viewmodels.recognition import CAFE_ZOOM, live_perception_config
+
+    config = live_perception_config("cafe-international").detector
+    assert config.zoom_regions == ((0.0, 0.0, 1.0, 1.0),)
+    assert config.zoom_region_kinds == ("tile",) and config.zoom_region_factor == CAFE_ZOOM
+
+
 def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     """Tiles never lie on each other: of two named tile boxes that overlap, one is no tile of
     its own (a box astride two tiles), so its name is doubtful (the photo is asked again)."""

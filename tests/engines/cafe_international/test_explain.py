@@ -164,3 +164,41 @@ def test_ci7_every_turn_of_a_game_is_explained_with_the_truth_among_the_candidat
         truth = _settle(ci.apply(truth, random_step(ci, truth, rng)), rng)
         states = [s for _, s in explain_states(before, observe(truth), visited=True)]
         assert truth in states
+
+
+def _turns_in_a_row(first: Callable[[object], bool], second: Callable[[object], bool]) -> tuple:
+    """Two turns in a row over seeded random games, the first matching `first` and the next
+    `second`: (state before both, state after both with their draws)."""
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = _settle(ci.new_game(["Anna", "Ben", "Cleo"]), rng)
+        kinds: list[object] = []
+        states = [state]
+        while not ci.is_over(state):
+            action = random_step(ci, state, rng)
+            state = _settle(ci.apply(state, action), rng)
+            kinds.append(action)
+            states.append(state)
+            if len(kinds) >= 2 and first(kinds[-2]) and second(kinds[-1]):
+                return states[-3], state
+    raise AssertionError("no such pair of turns in the seeded games")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (_one_plain_seat, lambda a: isinstance(a, ToBar)),
+        (lambda a: isinstance(a, ToBar), _one_plain_seat),
+        (_one_plain_seat, _one_plain_seat),
+    ],
+    ids=["seat-then-bar", "bar-then-seat", "two-seatings"],
+)
+def test_ci13_ci14_two_turns_seen_as_one_change_are_chained(
+    first: Callable[[object], bool], second: Callable[[object], bool]
+) -> None:
+    """CI-13, CI-14, CI-17: when the camera missed the table between two turns (a guest seated,
+    then one sent to the bar, or two seatings), the change is explained as both turns with
+    their draws; the hands seen afterwards tie each turn to its player."""
+    before, after = _turns_in_a_row(first, second)
+    states = [s for _, s in explain_states(before, observe(after))]
+    assert after in states
