@@ -9,12 +9,14 @@ for the legal action sequences that produce it:
 - exactly one: it is applied (an ``applied`` event); when the state it leads to still waits
   for chance (cards being dealt, tiles being drawn: the camera has not seen all of the move), a
   ``pending`` event follows, so the user is told rather than left with a half-seen move;
-- exactly one, after the table lay still (no hand) for `stable_seconds` or longer without
-  a stable reading (an ``unseen`` event follows the ``applied`` one): a move may have ended
-  there that the camera could not read, and the story the rules pick for what came after is
-  the shortest one, not necessarily what happened (a Dice King player rerolling all six dice
-  during the unread spell looks the same as one first throw, but has one throw less left), so
-  the user is told to check. Only with frames (the hand test marks the spells);
+- exactly one, after a stretch of `stable_seconds` or more that the tracker cannot account
+  for (no hand seen, neither the confirmed table nor a stable reading: readings that failed
+  or never stood still) ending in a hand or in this reading — an ``unseen`` event follows the
+  ``applied`` one: a move may have ended there unread (a hand the hand test missed joins two
+  moves into one such stretch), and the story the rules pick for what came after is the
+  shortest one, not necessarily what happened (a Dice King player rerolling all six dice
+  unseen looks the same as one first throw, but has one throw less left), so the user is told
+  to check. Only with frames (the hand test marks the hands);
 - exactly one, but the observation holds pieces the camera could not identify (its
   ``has_unknown``): a ``question`` with that one candidate, for the user to confirm
   (`TrackerConfig.confirm_unknown`). The rules can always find some legal move behind a
@@ -245,11 +247,11 @@ class Tracker:
     _activity: bool = False
     _history: list[Any] = field(default_factory=list)
     _question_states: list[Any] = field(default_factory=list)
-    # the current spell of frames without a hand: since when, whether a reading stood still
-    # in it long enough to count, and whether an earlier spell went unread (see `unseen`)
-    _still_since: float | None = None
-    _still_last: float = 0.0
-    _still_read: bool = False
+    # the last frame the tracker could account for (a hand, the confirmed table, a new stable
+    # reading) and the last frame seen: a stretch of `stable_seconds` between them that ends
+    # in a hand or in a new stable reading may have held a move's end unread (see `unseen`)
+    _accounted_s: float | None = None
+    _last_frame_s: float | None = None
     _missed: bool = False
     _background: TableBackground = field(init=False)
     last_hand: bool = False
@@ -272,10 +274,14 @@ class Tracker:
         optionally the frame itself (for the skin test). Returns the events it caused."""
         hand = frame is not None and self._background.update(time_s, frame)
         self.last_hand = hand
-        if frame is not None:
-            self._follow_still_spell(time_s, hand)
         usable = reading.ok and not hand
         key = (reading.observation, n_detections) if usable else None
+        if frame is not None:
+            if hand and self._unaccounted(self._last_frame_s):
+                self._missed = True
+            if hand or self._same(key, (self._stable, self._stable_count)):
+                self._accounted_s = time_s
+            self._last_frame_s = time_s
         if key is None or not self._same(key, self._candidate):
             self._candidate, self._candidate_since, self._candidate_frames = key, time_s, 0
         self._candidate_frames += 1
@@ -287,9 +293,13 @@ class Tracker:
         stable_long = time_s - self._candidate_since >= self.config.stable_seconds
         if not (stable_long and self._candidate_frames >= self.config.min_frames):
             return []
-        self._still_read = True
         if self._same(key, stable) and not self._activity:
             return []
+        # the readings before this one, since the last frame accounted for, never stood still
+        # (votes still changing, a hand the hand test missed): a move may have ended there
+        if frame is not None and self._unaccounted(self._candidate_since):
+            self._missed = True
+        self._accounted_s = time_s
         # the candidate's first count anchors the comparisons (flicker compared with flicker
         # could drift out of the allowance step by step)
         return self._on_stable(reading.observation, self._candidate[1])
@@ -304,21 +314,12 @@ class Tracker:
         allowed = max(self.config.count_slack, self.config.count_share * max(count, other_count))
         return abs(count - other_count) <= allowed
 
-    def _follow_still_spell(self, time_s: float, hand: bool) -> None:
-        """Mark a spell without a hand that lasted `stable_seconds` but gave no stable reading
-        (ended by a hand coming back): the table may have shown a move's end unread."""
-        if not hand:
-            if self._still_since is None:
-                self._still_since, self._still_read = time_s, False
-            self._still_last = time_s
-            return
-        if (
-            self._still_since is not None
-            and not self._still_read
-            and self._still_last - self._still_since >= self.config.stable_seconds
-        ):
-            self._missed = True
-        self._still_since = None
+    def _unaccounted(self, until_s: float | None) -> bool:
+        """Whether the frames from the last one accounted for until `until_s` span
+        `stable_seconds` or more (readings that never stood still, no hand seen)."""
+        if until_s is None or self._accounted_s is None:
+            return False
+        return until_s - self._accounted_s >= self.config.stable_seconds
 
     def _on_stable(self, observation: Any, n_detections: int) -> list[Event]:
         visited = self._activity and self._stable is not None

@@ -312,3 +312,23 @@ def test_a_move_seen_after_the_table_lay_still_but_unread_is_told_unseen(
         events += new
     assert [e.kind for e in events] == (["applied", "unseen"] if told else ["applied"])
     assert events[0].actions == (TakePile(food),)
+
+
+@pytest.mark.parametrize(("unsettled_seconds", "told"), [(1.0, True), (0.2, False)])
+def test_a_move_read_after_readings_that_never_stood_still_is_told_unseen(
+    unsettled_seconds: float, told: bool
+) -> None:
+    """No hand seen at all (the hand test can miss one), but the readings before the new
+    stable one never stood still for `stable_seconds` since the confirmed table: a move may
+    have ended in that stretch, so the applied story is followed by ``unseen``. A short
+    unsettled stretch (votes settling) says nothing."""
+    state = _dealt()
+    tracker = Tracker("kings-breakfast", state)
+    unread = Reading(None, ("a card in the offer zone could not be identified",))
+    food = next(f for f, n in zip(kb.FOODS, state.offer, strict=True) if n)
+    after = Reading(observe(kb.apply(state, TakePile(food))))
+    events, t = _feed_frames(tracker, 0.0, 5.0, Reading(observe(state)), GREEN_TABLE)
+    for reading, seconds in ((unread, unsettled_seconds), (after, 1.0)):
+        new, t = _feed_frames(tracker, t, seconds, reading, GREEN_TABLE)
+        events += new
+    assert [e.kind for e in events] == (["applied", "unseen"] if told else ["applied"])
