@@ -64,9 +64,10 @@ them. From the tablet's whole-table view cards are about 40 px wide and dice 13 
 detector calls most Dice King cards tiles and the identifier then names none of them.
 Since then (cards and tiles taken as the game's kind, Dice King's rolling area searched again
 enlarged, unsure dice refused, ``unseen`` told), runs of 2026-12-06 at 800x600 with 20 final
-frames: Dice King (10 games) 6.4 questions a game, 0.5 told, 0 silently wrong (17.9 without
-the dice zoom); King's Breakfast (10) 22.5 a game, the truth among the candidates in 1 %
-(fanned piles of 40 px cards are miscounted: boxes of stacked cards merged or doubled);
+frames: Dice King (20 games) 5.75 questions a game, 0.95 told, 0 silently wrong (10 games:
+17.9 without the dice zoom); King's Breakfast (10) 22.5 a game, the truth among the
+candidates in 1 % (fanned piles of 40 px cards are miscounted: boxes of stacked cards
+merged or doubled);
 Café (5) 19.6 a game (board and bar read right; players' hands read a tile short); with the
 whole frame searched again for tiles and two turns seen as one change chained, 16.2 (the rest:
 a hand with a tile not identified is unread, so its draws stay unknown and the next turn
