@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.detections import KINDS, Detections
-from vision.geometry import order_corners_clockwise
+from vision.geometry import change_aspect, order_corners_clockwise
 from vision.sessions import load_session
 from vision.voting import box_iou
 
@@ -75,7 +75,7 @@ class DetectorConfig:
         zoom_region_kinds: the kinds of piece the region zoom finds.
         zoom_regions_aspect: the width / height of the frames `zoom_regions` are drawn for
             (a frame of another shape from the same camera shows the same width, more or less
-            of the height: `vision.readers.zones.change_aspect`). None: the frame's own.
+            of the height: `vision.geometry.change_aspect`). None: the frame's own.
         threads: onnxruntime intra-op threads.
     """
 
@@ -188,6 +188,13 @@ def contained_dice(boxes: np.ndarray, kinds: np.ndarray, fraction: float) -> np.
     bigger = area[None, :] > 2 * area[:, None]
     out[np.flatnonzero(die)] = ((inside >= fraction) & bigger).any(axis=1)
     return out
+
+
+def _centred_in(boxes: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
+    """Which boxes have their centre in `region` (x1, y1, x2, y2 px, the far edges excluded)."""
+    x1, y1, x2, y2 = region
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
 
 
 class Detector:
@@ -348,17 +355,10 @@ class Detector:
         # pieces were under 80 px 20 %, under 0.5 × 80 px 30 %, under 0.35 × 80 px 33.5 %)
         if piece * main >= self.config.zoom_below * target or factor <= 1.1 * main:
             return found
-        region = frame[y1:y2, x1:x2]
-        big = cv2.resize(region, None, fx=factor, fy=factor, interpolation=cv2.INTER_LINEAR)
-        zb, zs, zk, zc = self._passes(big, long_side=max(big.shape[:2]))
-        offset = np.array([x1, y1], np.float32)
-        zb = zb / factor + np.tile(offset, 2)
-        zc = zc / factor + offset
+        zb, zs, zk, zc = self._region_passes(frame, (x1, y1, x2, y2), factor)
         keep_zoom = zk != KINDS.index("die")
         # dice, and cards or tiles centred outside the region, stay from the first passes
-        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
-        keep_first = (kinds == KINDS.index("die")) | ~inside
+        keep_first = (kinds == KINDS.index("die")) | ~_centred_in(boxes, (x1, y1, x2, y2))
         # ... and so does a first-pass piece (placing the region) surer than every zoomed box
         # on it: a Café tile found at 0.59 was boxed by the zoom only loosely (0.31, IoU 0.42)
         # and went uncounted. Where the zoom found nothing, its call stands.
@@ -386,7 +386,7 @@ class Detector:
         aspect = self.config.zoom_regions_aspect
         if aspect is not None:
             y0, y1 = (
-                float(np.clip(0.5 + (y - 0.5) * (w / h) / aspect, 0.0, 1.0)) for y in (y0, y1)
+                float(v) for v in np.clip(change_aspect(np.array([y0, y1]), aspect, w / h), 0, 1)
             )
             if y1 - y0 < 1.0 / h:
                 return found  # the region lies outside this frame
@@ -398,28 +398,25 @@ class Detector:
             self.config.zoom_region_factor,
             self.config.zoom_max_side / max(right - left, bottom - top),
         )
-        big = cv2.resize(
-            frame[top:bottom, left:right],
-            None,
-            fx=factor,
-            fy=factor,
-            interpolation=cv2.INTER_LINEAR,
-        )
-        zb, zs, zk, zc = self._passes(big, long_side=max(big.shape[:2]))
+        zoomed = self._region_passes(frame, (left, top, right, bottom), factor)
         chosen = np.array([KINDS.index(k) for k in self.config.zoom_region_kinds], np.int64)
-        mine = np.isin(zk, chosen)
-        offset = np.array([left, top], np.float32)
-        zoomed = (
-            zb[mine] / factor + np.tile(offset, 2),
-            zs[mine],
-            zk[mine],
-            zc[mine] / factor + offset,
-        )
+        mine = np.isin(zoomed[2], chosen)
         boxes, _, kinds, _ = found
-        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-        inside = (cx >= left) & (cx < right) & (cy >= top) & (cy < bottom)
-        keep = ~(np.isin(kinds, chosen) & inside)
-        return tuple(np.concatenate([a[keep], z]) for a, z in zip(found, zoomed, strict=True))
+        keep = ~(np.isin(kinds, chosen) & _centred_in(boxes, (left, top, right, bottom)))
+        return tuple(np.concatenate([a[keep], z[mine]]) for a, z in zip(found, zoomed, strict=True))
+
+    def _region_passes(
+        self, frame: np.ndarray, region: tuple[int, int, int, int], factor: float
+    ) -> tuple[np.ndarray, ...]:
+        """The passes on `region` (x1, y1, x2, y2 px) of the frame enlarged `factor` times;
+        boxes and corners in the frame's coordinates."""
+        x1, y1, x2, y2 = region
+        big = cv2.resize(
+            frame[y1:y2, x1:x2], None, fx=factor, fy=factor, interpolation=cv2.INTER_LINEAR
+        )
+        boxes, scores, kinds, corners = self._passes(big, long_side=max(big.shape[:2]))
+        offset = np.array([x1, y1], np.float32)
+        return boxes / factor + np.tile(offset, 2), scores, kinds, corners / factor + offset
 
     def detect(self, frame: np.ndarray) -> Detections:
         """Detect pieces in a uint8 BGR frame (H, W, 3); coordinates are the frame's pixels."""

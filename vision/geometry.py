@@ -303,6 +303,14 @@ def board_markers_units(
     return markers
 
 
+def change_aspect(y: np.ndarray | float, from_aspect: float, to_aspect: float) -> np.ndarray:
+    """Normalised image heights (0..1) in a frame of width/height `from_aspect`, as heights in
+    a frame of `to_aspect` from the same camera: the same horizontal field of view, more or
+    less of it above and below (a camera's 16:9 mode is its 4:3 picture with the top and bottom
+    cut off)."""
+    return 0.5 + (np.asarray(y, float) - 0.5) * (to_aspect / from_aspect)
+
+
 __all__ = [
     "BOARD_MARKERS_FILE",
     "CORNER_NAMES",
@@ -312,6 +320,7 @@ __all__ = [
     "load_board_marker_spec",
     "box_area",
     "box_from_corners",
+    "change_aspect",
     "clip_box",
     "clip_polygon_to_rect",
     "homography_from_corners",

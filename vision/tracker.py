@@ -118,8 +118,8 @@ class Event:
     Attributes:
         kind: ``applied`` (actions applied), ``pending`` (after ``applied``: the state waits
             for chance outcomes the camera has not seen yet), ``unseen`` (after ``applied``:
-            the table lay still but unread before it, so moves may have been missed and the
-            applied story is a guess to check), ``question`` (none or several
+            a stretch of unread or unsettled table came before it, so moves may have been
+            missed and the applied story is a guess to check), ``question`` (none or several
             explanations: ask), ``withdrawn`` (an open question was resolved by a later
             observation).
         actions: the applied actions (``applied``).

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.geometry import change_aspect
+
 HOME_ENV = "TABLE_COMPANION_HOME"
 APP_NAME = "table-companion"
 
@@ -104,14 +106,6 @@ def project_table_points(
     cam = (np.column_stack([pts, np.zeros(len(pts))]) - centre) @ rotation.T
     focal = (width / 2.0) / math.tan(math.radians(pose.hfov_deg) / 2.0)
     return cam[:, :2] / np.maximum(cam[:, 2:3], 1e-6) * focal + np.array([width / 2, height / 2])
-
-
-def change_aspect(y: np.ndarray | float, from_aspect: float, to_aspect: float) -> np.ndarray:
-    """Normalised image heights (0..1) in a frame of width/height `from_aspect`, as heights in
-    a frame of `to_aspect` from the same camera: the same horizontal field of view, more or
-    less of it above and below (a camera's 16:9 mode is its 4:3 picture with the top and bottom
-    cut off)."""
-    return 0.5 + (np.asarray(y, float) - 0.5) * (to_aspect / from_aspect)
 
 
 @dataclass(frozen=True)
@@ -279,7 +273,6 @@ __all__ = [
     "TABLE_AREAS_MM",
     "TabletPose",
     "Zones",
-    "change_aspect",
     "default_zones",
     "kingdom_areas_mm",
     "load_zones",
