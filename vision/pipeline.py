@@ -206,6 +206,15 @@ class PerceptionConfig:
             box, names that face that surely. Two networks that learnt from different crops (a
             Dice King penalty card's "-3" read by the penalty reader at 0.957 and by the Dice
             King reader at 0.75) rarely agree on a wrong face. Empty (default): never.
+        face_dispute: identity prefix (of `face_readers`) → the least probability the piece
+            reader must give a piece's name for a face reader naming it a card of another kind
+            to leave it unnamed instead of renaming it: the face readers are there for the
+            small print that tells cards of one kind apart (a penalty's value, an
+            inhabitant's number), which the piece reader's smaller crop misreads; what kind of
+            card it is (a fairy, a hypnotist) is in the picture, which the piece reader sees
+            well (a benchmark-like Dice King photo: a fairy half under another card, the piece
+            reader fairy at 1.00, the Dice King reader hypnotist at 0.93). Empty (default):
+            the face reader's name stands.
         face_reader_views: identity prefix (of `face_readers`) → quarter turns its face reader
             reads a crop in (1 or 4, odds combined by their geometric mean;
             `PieceReaderConfig.views`); 1 for a prefix not given.
@@ -225,6 +234,11 @@ class PerceptionConfig:
             (default): never.
         table_like_below_score, table_like_name_below, table_like_name_share: see
             `table_like_share`.
+        table_like_margin: with a number, a named piece guards only the boxes whose share
+            is at most this much above its own (a box of purple cloth, share 1.00, stays
+            dropped beside a purple cake card at 0.78: the card's white border and picture
+            keep its share lower); None (default): any named piece at `table_like_share`
+            guards every box.
         oversized: a card or tile whose box is at least this many times the median named
             piece's of its kind in both width and height (with 3 named or more) is no single
             piece: the pieces of one photo are one size. Named, it loses its name (a yellow
@@ -273,6 +287,7 @@ class PerceptionConfig:
     foreign_faces_from: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
+    face_dispute: dict[str, float] = field(default_factory=dict)
     face_family: float | dict[str, float] = 0.9
     face_reader_views: dict[str, int] = field(default_factory=dict)
     face_readers_agree: dict[str, tuple[str, float, float]] = field(default_factory=dict)
@@ -280,6 +295,7 @@ class PerceptionConfig:
     table_like_below_score: float = 0.4
     table_like_name_below: float = 0.5
     table_like_name_share: float | None = None
+    table_like_margin: float | None = None
     oversized: float | None = None
 
 
@@ -398,6 +414,14 @@ def combine_readings(
         split = rows[whole_value != face_value]
         scores[split] = np.minimum(scores[split], disagreement)
     return DieReadings(values, colours, scores.astype(np.float32), value_p.astype(np.float32))
+
+
+def card_kind(identity: str) -> str:
+    """What kind of card `identity` names, its number left out: ``dice-king/fairy-4`` →
+    ``dice-king/fairy``, ``dice-king/penalty-10`` → ``dice-king/penalty``; a name without a
+    number is its own kind (``kings-breakfast/ham``)."""
+    head, dash, tail = identity.rpartition("-")
+    return head if dash and tail.isdigit() else identity
 
 
 def _scatter(detections: Detections, rows: np.ndarray, part: Detections) -> Detections:
@@ -974,9 +998,14 @@ class Perception:
         named = np.array([i is not None for i in detections.identities], bool)
         doubtful = named & name_table & (detections.scores < self.config.table_like_name_below)
         detections, matches = _unnamed(detections, matches, doubtful)
-        if (named & ~doubtful & table).any():
-            return detections, matches
+        guards = named & ~doubtful & table
         drop = ~named & table & (detections.scores < self.config.table_like_below_score)
+        if guards.any():
+            margin = self.config.table_like_margin
+            if margin is None:
+                return detections, matches
+            # a box far more of the table's colours than every named piece is none of them
+            drop &= shares > shares[guards].max() + margin
         if not drop.any():
             return detections, matches
         return detections[~drop], [m for m, d in zip(matches, drop, strict=True) if not d]
@@ -1199,6 +1228,7 @@ class Perception:
         agree_from, agree_share = self.config.face_agreement.get(prefix, (np.inf, np.inf))
         named_odds = self._odds_of_names(detections, odds)
         seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
+        dispute = self.config.face_dispute.get(prefix, np.inf)
         for k, row in enumerate(rows):
             p = readings.probabilities[k]
             best = int(p.argmax())
@@ -1208,6 +1238,11 @@ class Perception:
                     share = float(p[face] / max(float(p[1:].sum()), 1e-12))
                     if share >= agree_share and str(identities[row]) in faces.classes[face]:
                         continue  # both readers name it alike: the piece reader's name stands
+                identities[row], scores[row], matches[int(row)] = None, 0.0, None
+                continue
+            if named_odds[row] >= dispute and card_kind(faces.classes[best][0]) != card_kind(
+                str(identities[row])
+            ):  # the two readers see different cards: neither name is used
                 identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
             identities[row], scores[row] = faces.classes[best][0], float(p[best])

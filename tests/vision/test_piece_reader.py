@@ -601,6 +601,7 @@ class SplitFaceReader:
 
     def __init__(self, real: PieceReader, none: float, faces: dict[str, float]) -> None:
         self.classes = real.classes
+        self.candidates = real.candidates
         self.p = np.zeros(len(real.classes), np.float32)
         self.p[0] = none
         for identity, share in faces.items():
@@ -668,6 +669,48 @@ def test_a_face_reader_keeps_a_name_it_agrees_with_though_unsure_of_a_face(
     fake = SplitFaceReader(reader, 0.34, split)
     perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
     assert perception.identify(frame, detections).identities[0] == expected
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("dispute", "expected"),
+    [
+        ({}, "kings-breakfast/wine"),  # the face reader's name stands
+        ({"kings-breakfast/": 0.9}, None),  # two sure readers, two cards: asked again
+        ({"kings-breakfast/": 1.01}, "kings-breakfast/wine"),  # the piece reader not so sure
+    ],
+)
+def test_a_face_reader_naming_another_kind_of_card_than_a_sure_piece_reader_names_nothing(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    dispute: dict[str, float],
+    expected: str | None,
+) -> None:
+    """`face_dispute` (DK-3's cards differ in kind by their picture, within a kind by small
+    print): a card the piece reader names ham surely, which the face reader calls wine at 1.0,
+    keeps neither name when the piece reader was at least as sure as asked."""
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    perception = kings_breakfast_face_reading(face_dispute=dispute)
+    fake = SplitFaceReader(reader, 0.0, {"kings-breakfast/wine": 1.0})
+    perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
+    assert perception.identify(frame, detections).identities[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("identity", "kind"),
+    [
+        ("dice-king/fairy-4", "dice-king/fairy"),
+        ("dice-king/penalty-10", "dice-king/penalty"),
+        ("dice-king/village-enchanted_forest-4", "dice-king/village-enchanted_forest"),
+        ("kings-breakfast/ham", "kings-breakfast/ham"),
+        ("cafe-international/joker-m", "cafe-international/joker-m"),
+    ],
+)
+def test_a_cards_kind_is_its_name_without_its_number(identity: str, kind: str) -> None:
+    from vision.pipeline import card_kind
+
+    assert card_kind(identity) == kind
 
 
 class SplitPieceReader:

@@ -150,3 +150,30 @@ def test_names_may_be_withdrawn_at_a_lower_share_than_boxes_are_dropped() -> Non
     )
     kept, _ = perception._table_like(detections, [None] * 3, np.array([0.81, 0.5, 0.81]))
     assert list(kept.identities) == [None, "dice-king/orc-1", None]
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
+def test_with_a_margin_a_named_piece_guards_only_boxes_about_as_table_coloured_as_itself() -> None:
+    """`table_like_margin`: a purple cake card on a purple cloth (share 0.78) no longer keeps a
+    box of bare cloth (share 1.00) beside the spread: the card's border and picture keep its
+    share lower. A weak box about as table-coloured as the card (a cake card found weakly)
+    is still kept."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    detections = make(["card"] * 3).with_fields(
+        scores=np.array([0.8, 0.15, 0.2], np.float32),
+        identities=np.array(["kings-breakfast/cake", None, None], object),
+        identity_scores=np.array([0.99, 0.0, 0.0], np.float32),
+    )
+    shares = np.array([0.78, 1.0, 0.8])
+    for margin, expected in ((None, 3), (0.1, 2)):
+        config = PerceptionConfig(
+            piece_reader="off", table_like_share=0.75, table_like_margin=margin
+        )
+        perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+        kept, _ = perception._table_like(detections, [None] * 3, shares)
+        assert len(kept) == expected
+        assert kept.scores.tolist()[-1] == pytest.approx(0.2)  # the cake-like box stays
