@@ -112,6 +112,11 @@ class PerceptionConfig:
             a scoring photo): two boxes that touch and together are no longer than this ×
             the kind's median box are one piece (`distinct_pieces`; the detector sometimes
             boxes the two halves of one tile apart). Empty (default): not used.
+        covered_unnamed: per kind of piece that lies side by side and never on another: an
+            unnamed box of that kind covered at least this much by the boxes of kept named
+            pieces of its kind is no piece of its own (a box astride two tiles of a hand,
+            piece-sized, so not `distinct_pieces`' astride rule) and is dropped
+            (`distinct_pieces`); no piece can lie where two others lie. Empty (default): never.
         doubtful_overlap: per kind, how much of the smaller of two kept boxes may overlap
             before the less sure one's name is doubtful and withdrawn (`overlapping_pieces`;
             with `duplicate_overlap` only). Empty (default): never.
@@ -268,6 +273,7 @@ class PerceptionConfig:
     pieces_as: str | None = None
     duplicate_overlap: float | None = None
     duplicate_union: dict[str, float] = field(default_factory=dict)
+    covered_unnamed: dict[str, float] = field(default_factory=dict)
     doubtful_overlap: dict[str, float] = field(default_factory=dict)
     top_face: str = "product"
     top_face_pip_likelihood: float = 0.8
@@ -592,6 +598,8 @@ def distinct_pieces(
     overlap: float,
     union: dict[str, float] | None = None,
     absorbed: dict[int, list[int]] | None = None,
+    *,
+    covered_unnamed: dict[str, float] | None = None,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
     ones before parts (boxes under 0.6 of the median), the surest name first, then the
@@ -606,7 +614,9 @@ def distinct_pieces(
     one box), or — for a kind in `union`, pieces that lie side by side and never on each other —
     when their boxes touch and together are no longer than ``union[kind]`` × the kind's median
     box (the detector sometimes boxes two halves of one tile apart). `absorbed`, when given, is
-    filled with the rows each kept row stood for (merged into it)."""
+    filled with the rows each kept row stood for (merged into it). Last, for a kind in
+    `covered_unnamed`, a kept unnamed box that the kept named boxes of its kind cover at least
+    that much is dropped (no piece lies where others lie)."""
     limits = union or {}
     keep = np.ones(len(detections), bool)
     boxes = detections.boxes_xyxy.astype(np.float64)
@@ -684,6 +694,12 @@ def distinct_pieces(
             keep[i] = False
             if absorbed is not None:
                 absorbed.setdefault(into, []).append(i)
+        least = (covered_unnamed or {}).get(kind)
+        if least is not None:
+            named = [i for i in kept if detections.identities[i] is not None]
+            for i in kept:
+                if named and detections.identities[i] is None:
+                    keep[i] = _covered(boxes[i], boxes[named]) < least
     return keep
 
 
@@ -898,7 +914,11 @@ class Perception:
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
             keep = distinct_pieces(
-                detections, self.config.duplicate_overlap, self.config.duplicate_union, absorbed
+                detections,
+                self.config.duplicate_overlap,
+                self.config.duplicate_union,
+                absorbed,
+                covered_unnamed=self.config.covered_unnamed,
             )
             # one piece given two names (a box named by the reader, another by the gallery):
             # which is right is not known, so neither is used

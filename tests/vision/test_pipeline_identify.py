@@ -194,6 +194,32 @@ def test_one_piece_boxed_twice_is_kept_once_even_when_its_quads_differ() -> None
     ]
 
 
+def test_an_unnamed_box_where_two_named_tiles_lie_is_no_tile_of_its_own() -> None:
+    """`covered_unnamed` (CI-6: a player's tiles lie face up side by side): a tile-sized box
+    astride two named tiles of a hand (seed 7,100,006's first hand photo, refused for it) is
+    dropped; an unnamed tile beside them, or one they cover too little, stays (the photo is
+    then asked again rather than scored without a tile)."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["tile"] * 5)
+    boxes = np.array(
+        [
+            [336, 303, 394, 361],  # named
+            [353, 252, 404, 303],  # named, above it
+            [344, 276, 402, 333],  # astride the two: covered 0.85
+            [400, 303, 458, 361],  # an unnamed tile beside them
+            [330, 200, 388, 262],  # unnamed, covered only 0.15 by the tile below
+        ],
+        np.float32,
+    )
+    names = np.array(["cafe-international/india/m", "cafe-international/turkey/m"] + [None] * 3)
+    detections = detections.with_fields(boxes_xyxy=boxes, identities=names.astype(object))
+    assert distinct_pieces(detections, 0.6).tolist() == [True] * 5
+    kept = distinct_pieces(detections, 0.6, covered_unnamed={"tile": 0.8}).tolist()
+    assert kept == [True, True, False, True, True]
+    assert distinct_pieces(detections, 0.6, covered_unnamed={"card": 0.8}).tolist() == [True] * 5
+
+
 def test_a_box_astride_two_cards_is_dropped_not_the_cards() -> None:
     """The detector sometimes boxes two neighbouring cards as one; named after one of them it
     would otherwise swallow both. Two halves of one card inside its box keep the card."""

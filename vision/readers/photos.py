@@ -103,6 +103,13 @@ PHOTO_TILE_UNION = 1.3
 # 8,000,040+ (150 tables) 429 / 17 / 0 → 433 / 13 / 0, 8,000,200+ (200) 567 / 26 / 1 → 573 / 20
 # / 1 (the wrong photo: a tile the detector never boxed whole); King's Breakfast (725 / 25 / 0,
 # 975 / 25 / 1) and Dice King (503 / 19 / 0, 672 / 28 / 0) unchanged.
+# An unnamed box that named tiles cover at least this much is no tile of its own (tiles lie side
+# by side, never on each other; `PerceptionConfig.covered_unnamed`): a tile-sized box astride
+# two named tiles of a hand (covered 0.85) refused a photo (seed 7,100,006). Every Café photo of
+# validation tables, right / refused / wrong: 8,000,040+ (150 tables) 434 / 12 / 0 unchanged;
+# 8,000,200+ (200) 573 / 20 / 1 → 574 / 19 / 1 (the wrong one a tile the detector never boxed
+# whole, as before).
+PHOTO_COVERED_UNNAMED = {"tile": 0.8}
 PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.5}
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which the
@@ -363,6 +370,7 @@ def perception_for(game: str | None) -> Any:
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_union={"tile": PHOTO_TILE_UNION},
         doubtful_overlap=PHOTO_DOUBTFUL_OVERLAP,
+        covered_unnamed=PHOTO_COVERED_UNNAMED,
         piece_kind=kind,
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
