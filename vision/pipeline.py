@@ -220,6 +220,10 @@ class PerceptionConfig:
             well (a benchmark-like Dice King photo: a fairy half under another card, the piece
             reader fairy at 1.00, the Dice King reader hypnotist at 0.93). Empty (default):
             the face reader's name stands.
+        face_pair: identity prefix (of `face_readers`) → the least probability both the piece
+            reader and the face reader must give one face for a piece the face reader leaves
+            under its limit to be named it all the same (two readers of different crops,
+            each fairly sure of one face). Empty (default): never.
         face_reader_views: identity prefix (of `face_readers`) → quarter turns its face reader
             reads a crop in (1 or 4, odds combined by their geometric mean;
             `PieceReaderConfig.views`); 1 for a prefix not given.
@@ -294,6 +298,7 @@ class PerceptionConfig:
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_dispute: dict[str, float] = field(default_factory=dict)
+    face_pair: dict[str, float] = field(default_factory=dict)
     face_family: float | dict[str, float] = 0.9
     face_reader_views: dict[str, int] = field(default_factory=dict)
     face_readers_agree: dict[str, tuple[str, float, float]] = field(default_factory=dict)
@@ -1249,10 +1254,19 @@ class Perception:
         named_odds = self._odds_of_names(detections, odds)
         seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
         dispute = self.config.face_dispute.get(prefix, np.inf)
+        pair = self.config.face_pair.get(prefix, np.inf)
         for k, row in enumerate(rows):
             p = readings.probabilities[k]
             best = int(p.argmax())
             if (best == 0 or p[best] < limit) and not seconded[k]:
+                if best > 0 and p[best] >= pair:
+                    top = int(np.nan_to_num(odds[row], nan=0.0).argmax())
+                    if odds[row, top] >= pair and faces.classes[best][0] in reader.classes[top]:
+                        # two readers of different crops, each fairly sure, name one face
+                        identities[row] = faces.classes[best][0]
+                        scores[row] = float(min(p[best], odds[row, top]))
+                        matches[int(row)] = _reader_match(faces, p)
+                        continue
                 if named_odds[row] >= agree_from:
                     face = int(p[1:].argmax()) + 1
                     share = float(p[face] / max(float(p[1:].sum()), 1e-12))

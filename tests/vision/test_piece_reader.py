@@ -697,6 +697,37 @@ def test_a_face_reader_naming_another_kind_of_card_than_a_sure_piece_reader_name
     assert perception.identify(frame, detections).identities[0] == expected
 
 
+@needs_model
+@pytest.mark.parametrize(
+    ("pair", "face", "expected"),
+    [
+        ({}, "kings-breakfast/ham", None),  # 0.85 is under the face reader's 0.9
+        ({"kings-breakfast/": 0.8}, "kings-breakfast/ham", "kings-breakfast/ham"),
+        ({"kings-breakfast/": 0.9}, "kings-breakfast/ham", None),
+        ({"kings-breakfast/": 0.8}, "kings-breakfast/wine", None),  # they name two faces
+    ],
+)
+def test_two_fairly_sure_readers_naming_one_face_name_the_piece(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    pair: dict[str, float],
+    face: str,
+    expected: str | None,
+) -> None:
+    """`face_pair`: a card both the piece reader and the face reader give 0.85 of one face,
+    each under its own limit, is named that face when both reach the pair's limit; never
+    when they name different faces."""
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    perception = kings_breakfast_face_reading(face_pair=pair, face_family=0.5)
+    perception.piece_reader = SplitPieceReader(  # type: ignore[assignment]
+        reader, 0.15, {"kings-breakfast/ham": 1.0}
+    )
+    fake = SplitFaceReader(reader, 0.15, {face: 1.0})
+    perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
+    assert perception.identify(frame, detections).identities[0] == expected
+
+
 @pytest.mark.parametrize(
     ("identity", "kind"),
     [

@@ -306,6 +306,13 @@ PHOTO_FACE_READERS = {
 # Not King's Breakfast's: its reader once rightly renamed a card the piece reader called cheese
 # at 0.995 bread (60 tables of 8,000,200+; its foods are each a kind of their own).
 PHOTO_FACE_DISPUTE = {"dice-king/": 0.9}
+# A Dice King card that the piece reader and the Dice King reader both give at least 0.8 of one
+# face, each under its own limit, is named it (`PerceptionConfig.face_pair`): a grim elf 1 at
+# 0.88 and 0.84 refused its photo (seed 8,000,066). Every Dice King photo of validation tables,
+# right / refused / wrong, none → 0.8 (→ 0.7): 8,000,040+ (150 tables) 503 / 19 / 0 → 504 / 18
+# / 0 (→ 505 / 17 / 0), tables 87.3 → 88.0 %; 8,000,200+ (200) 673 / 27 / 0 → 674 / 26 / 0,
+# tables 88.0 → 88.5 %. Cards named wrong unchanged (2 and 0).
+PHOTO_FACE_PAIR = {"dice-king/": 0.8}
 PHOTO_FACE_AGREEMENT = {"dice-king/": (0.9, 0.6), "kings-breakfast/": (0.9, 0.5)}
 # A penalty card the penalty reader names at 0.9-0.98 is named when the Dice King reader, asked
 # about the same box, names a card of that face at least 0.8 surely
@@ -386,6 +393,7 @@ def perception_for(game: str | None) -> Any:
         face_reader_views=PHOTO_FACE_READER_VIEWS,
         face_agreement=PHOTO_FACE_AGREEMENT,
         face_dispute=PHOTO_FACE_DISPUTE,
+        face_pair=PHOTO_FACE_PAIR,
         face_readers_agree=PHOTO_FACE_READERS_AGREE,
         face_family=PHOTO_FACE_FAMILY,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
