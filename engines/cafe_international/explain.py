@@ -45,7 +45,7 @@ from engines.errors import Problem
 from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
-MAX_ACTIONS = 8  # a turn and up to 5 refill draws (CI-17)
+MAX_ACTIONS = 12  # a turn and up to 5 refill draws (CI-17), or several short turns in a row
 UNKNOWN_TILE = "?"  # a chair or stool seen taken by a tile that could not be identified
 
 
@@ -236,28 +236,11 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
         if old is not None and is_joker(old) and new == UNKNOWN_TILE
     ]
     grew = len(after.bar) - len(state.bar)
-    if new_chairs and not changed and grew == 0 and len(new_chairs) <= 2:
+    bar_kept = all(map(_shows, state.bar, after.bar[: len(state.bar)]))
+    if len(new_chairs) == 1 and not changed and grew == 0:
         yield from _seatings(state, after, new_chairs)
         return
-    # Several turns in one change (the camera missed the tables between them, CI-13 and
-    # CI-14 mixed, or more than two new guests): this turn is one of them, the search chains
-    # the rest; the hands seen after the draws decide who did what.
-    if not changed and (new_chairs or grew > 0):
-        if grew > 0 and all(map(_shows, state.bar, after.bar[: len(state.bar)])):
-            for tile in _hand_options(state, after.bar[len(state.bar)]):
-                yield ToBar(tile)
-        for size in (1, 2):
-            for chairs in itertools.combinations(new_chairs, size):
-                yield from _seatings(state, after, list(chairs))
-        return
-    if not new_chairs and len(changed) == 1 and grew == 0:
-        chair = changed[0]
-        old = state.seated[chair]
-        new = after.seated[chair]
-        if old is not None and is_joker(old) and new is not None:
-            yield Swap(layout.chairs[chair].id, new)
-        return
-    if not new_chairs and not changed and grew == 1 and all(map(_shows, state.bar, after.bar[:-1])):
+    if not new_chairs and not changed and grew == 1 and bar_kept:
         for tile in _hand_options(state, after.bar[-1]):
             yield ToBar(tile)
         return
@@ -266,6 +249,20 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
             for tile in _hand_options(state, UNKNOWN_TILE):
                 yield Swap(layout.chairs[chair].id, tile)
         yield Pass()
+        return
+    # One turn that changed several things (two guests seated), or several turns in one change
+    # (the camera missed the tables between them, CI-13, CI-14 and CI-19 mixed): this turn is
+    # one of them, the search chains the rest; the hands seen after the draws decide who did what.
+    if any(not is_joker(str(state.seated[i])) or after.seated[i] is None for i in changed):
+        return  # CI-12: guests never move or leave, except a joker exchanged (CI-19)
+    for chair in changed:
+        yield Swap(layout.chairs[chair].id, str(after.seated[chair]))
+    if grew > 0 and bar_kept:
+        for tile in _hand_options(state, after.bar[len(state.bar)]):
+            yield ToBar(tile)
+    for size in (1, 2):
+        for chairs in itertools.combinations(new_chairs, size):
+            yield from _seatings(state, after, list(chairs))
 
 
 def _draws(state: State, after: Observation) -> Iterable[Action]:
@@ -274,7 +271,13 @@ def _draws(state: State, after: Observation) -> Iterable[Action]:
     if after.hands is None or after.hands[player] is None:
         return  # the drawer's hand was not seen: which tiles they drew is unknown
     missing = Counter(after.hands[player]) - Counter(state.hands[player])
-    for tile in sorted(missing):
+    # several turns in one change: a tile drawn now may have been played by a later turn
+    played = Counter(
+        tile
+        for old, tile in zip(state.seated, after.seated, strict=True)
+        if tile not in (None, UNKNOWN_TILE) and (old is None or hand_tile(old) != tile)
+    ) + Counter(tile for tile in after.bar[len(state.bar) :] if tile != UNKNOWN_TILE)
+    for tile in sorted(missing | played):
         yield Draw(tile)
 
 
