@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from engines.dice_king.explain import UNKNOWN_CARD, Observation
 from vision.detections import Detections
 from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
@@ -43,7 +45,16 @@ def read_table(
     ``seen["unidentified"]`` lists the zones and ``seen["notes"]`` says so.
     """
     zones = zones or default_zones(GAME, n_players=n_players)
-    where = zones.zone_of(card_centres(detections), frame_size)
+    centres = card_centres(detections)
+    where = zones.zone_of(centres, frame_size)
+    dice_centres = np.asarray(
+        [
+            c
+            for c, z, k in zip(centres, where, detections.kinds, strict=True)
+            if z == "dice" and k == "die"
+        ],
+        np.float64,
+    ).reshape(-1, 2)
     places: dict[str, list[str]] = {}
     dice: list[str] = []
     problems: list[str] = []
@@ -65,6 +76,8 @@ def read_table(
             continue  # Dice King has no tiles: a 'tile' is the detector's second guess at a card
         identity = detections.identities[i]
         if identity is None and zone == "dice":
+            if _holds_dice(detections.boxes_xyxy[i], dice_centres):
+                continue  # a box around dice the detector also called a card: they are dice
             problems.append(f"a card in the {zone} zone could not be identified")
             continue  # no card slot there to hold an unknown card
         if identity is None:
@@ -107,6 +120,18 @@ def read_table(
         kingdom_tops=tuple(one(f"kingdom:{p}") for p in range(n_players)),
     )
     return Reading(observation, (), seen)
+
+
+def _holds_dice(box: np.ndarray, dice_centres: np.ndarray) -> bool:
+    """Whether a box holds the centre of a die found on its own."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    inside = (
+        (dice_centres[:, 0] >= x1)
+        & (dice_centres[:, 0] <= x2)
+        & (dice_centres[:, 1] >= y1)
+        & (dice_centres[:, 1] <= y2)
+    )
+    return bool(inside.any())
 
 
 def _spread_penalties(ids: list[str], what: str) -> tuple[list[str], list[str]]:
