@@ -109,6 +109,13 @@ class SlotConfig:
             mean absolute difference (grey levels) since the last frame read with the same
             registration keeps that frame's reading: identifying is most of a frame's cost,
             and between moves almost every slot is unchanged. None: always read afresh.
+        floor_margin: across frames read with one registration (the live table), a slot
+            read occupied but not identified, fainter than `sure_occupied`, is empty when it
+            differs from the board less than this more than it did at its least in the earlier
+            such frames: it looked so before anything came (guests never leave, CI-12), so
+            what shows is the light or the print, not a tile (an empty chair at 0.062 on a
+            rendered tablet view, every frame of a game, was a guest nobody could explain).
+            A single photo has no earlier frames: it is read as before. None: off.
     """
 
     tile_of_chair: float = 8.0 / 9.0
@@ -128,6 +135,7 @@ class SlotConfig:
     wide_step: float = 0.125
     wide_turns: tuple[float, ...] = (-12.0, 12.0)
     reuse_below: float | None = 4.0
+    floor_margin: float | None = 0.03
 
 
 @dataclass(frozen=True)
@@ -255,6 +263,9 @@ class SlotReader:
         self.identifier = identifier
         # the last frame read: its homography, slot patches and reading (see `read`)
         self._last: tuple[np.ndarray, list[np.ndarray], tuple[SlotRead, ...]] | None = None
+        # per slot, the least occupancy of the frames read with the last registration in which
+        # it was faint and not identified (inf: none yet; see `SlotConfig.floor_margin`)
+        self._floors: np.ndarray | None = None
         self.slots = board_slots(layout_json)
         self.tile_side = tile_side_units(layout_json, self.config)
         scale = self.config.view_px_per_unit
@@ -477,10 +488,36 @@ class SlotReader:
         patches = self._slot_patches(view)
         unchanged = self._unchanged(patches, registration)
         previous = self._last[2] if self._last is not None else ()
+        same = self._last is not None and np.array_equal(self._last[0], registration.homography)
         fresh = self._read(frame, registration, view, skip=unchanged)
         out = tuple(previous[i] if unchanged[i] else fresh[i] for i in range(len(self.slots)))
+        out = self._against_floors(out, self._floors if same else None)
         self._last = (registration.homography.copy(), patches, out)
         return out
+
+    def _against_floors(
+        self, reads: tuple[SlotRead, ...], floors: np.ndarray | None
+    ) -> tuple[SlotRead, ...]:
+        """Faint unidentified slots no more unlike the board than they were before: empty
+        (`SlotConfig.floor_margin`); the floors then take this frame's faint slots in."""
+        margin = self.config.floor_margin
+        if margin is None:
+            return reads
+        faint = np.array(
+            [r.tile is None and r.occupancy < self.config.sure_occupied for r in reads], bool
+        )
+        occupancy = np.array([r.occupancy for r in reads], np.float64)
+        if floors is not None:
+            reads = tuple(
+                replace(r, occupied=False, match=None, centre_units=r.slot.centre_units)
+                if faint[i] and r.occupied and r.occupancy < floors[i] + margin
+                else r
+                for i, r in enumerate(reads)
+            )
+        else:
+            floors = np.full(len(reads), np.inf)
+        self._floors = np.where(faint, np.minimum(floors, occupancy), floors)
+        return reads
 
     def _read(
         self,
