@@ -40,38 +40,37 @@ reader and tracker still run on every frame). Frames are the
 renderer's raw output (no JPEG), as a camera delivers them. Keys compared are
 `recognition.table_key` (what the camera can know of a state).
 
-Prints per game: games, final state equal to the truth %, questions per game (and how many
-of them offered the true move among their candidates: one tap; the rest the user enters by
-hand), half-seen moves told per game (an applied explanation that differs from the truth but
-leaves the rules waiting for a deal or a draw: the tracker's ``pending`` event tells the user
-the move was not all seen; or one that followed a spell of still but unread table: the
-``unseen`` event tells the user a move may have been missed), unread-table warnings per game
-(every ``unseen`` event, right or wrong: how often the user is asked to check), silently wrong
-games (an applied explanation that differs from the truth, never flagged to the user): must
-be 0,
-frames, seconds; with ``--pixels`` also seconds per move, ms per perceived (rendered) frame,
-how often the hand test saw the hand, and how many settled frames were read without problems.
-``--final-frames N`` shows the final table N frames more after the last move's settled
-frames (default 0: the last move has the same 0.8 s as every other). Players look at the
-final table before they score it; with 20 (2 s) the measure is whether the app ends the game
-with the right state, not whether it read the last move within 0.8 s. Pixel runs of 2026-12-02
-(8 still frames, 5 King's Breakfast, 5 Dice King, 3 Café games): final state right 0 → 20
-final frames, King's Breakfast 100 → 100 %, Dice King 40 → 100 %, Café 66.7 → 100 %.
-Read those with the questions figure: on 2026-12-06 (20 final frames) King's Breakfast (20
-games) asked 25.5 questions a game and Dice King (3 games) 33 a game of 42 moves, the true move
-among the candidates in none: the final states are right because the simulated user enters
-them. From the tablet's whole-table view cards are about 40 px wide and dice 13 px, the
-detector calls most Dice King cards tiles and the identifier then names none of them.
-Since then (cards and tiles taken as the game's kind, Dice King's rolling area searched again
-enlarged, unsure dice refused, ``unseen`` told), runs of 2026-12-06 at 800x600 with 20 final
-frames: Dice King (20 games) 5.75 questions a game, 0.95 told, 0 silently wrong (10 games:
-17.9 without the dice zoom); King's Breakfast (10) 22.5 a game, the truth among the
-candidates in 1 % (fanned piles of 40 px cards are miscounted: boxes of stacked cards
-merged or doubled);
-Café (5) 19.6 a game (board and bar read right; players' hands read a tile short); with the
-whole frame searched again for tiles and two turns seen as one change chained, 16.2 (the rest:
-a hand with a tile not identified is unread, so its draws stay unknown and the next turn
-cannot be explained).
+Prints per game: games, final state equal to the truth %, questions per game (and how many of
+them offered the true move among their candidates: one tap; the rest the user enters by hand; a
+Café candidate that still waits for refill draws counts when the truth is it with the drawn
+tiles the truth's hands show: one tap, then the user shows or enters the draws; how many of
+those is printed too), half-seen moves told per game (an applied explanation that differs from
+the truth but leaves the rules waiting for a deal or a draw: the tracker's ``pending`` event
+tells the user the move was not all seen; or one that followed a spell of still but unread
+table: the ``unseen`` event tells the user a move may have been missed), unread-table warnings
+per game (every ``unseen`` event, right or wrong: how often the user is asked to check),
+silently wrong games (an applied explanation that differs from the truth, never flagged to the
+user): must be 0, frames, seconds; with ``--pixels`` also seconds per move, ms per perceived
+(rendered) frame, how often the hand test saw the hand, and how many settled frames were read
+without problems. ``--final-frames N`` shows the final table N frames more after the last
+move's settled frames (default 0: the last move has the same 0.8 s as every other). Players
+look at the final table before they score it; with 20 (2 s) the measure is whether the app ends
+the game with the right state, not whether it read the last move within 0.8 s. Pixel runs of
+2026-12-02 (8 still frames, 5 King's Breakfast, 5 Dice King, 3 Café games): final state right 0
+→ 20 final frames, King's Breakfast 100 → 100 %, Dice King 40 → 100 %, Café 66.7 → 100 %. Read
+those with the questions figure: on 2026-12-06 (20 final frames) King's Breakfast (20 games)
+asked 25.5 questions a game and Dice King (3 games) 33 a game of 42 moves, the true move among
+the candidates in none: the final states are right because the simulated user enters them. From
+the tablet's whole-table view cards are about 40 px wide and dice 13 px, the detector calls
+most Dice King cards tiles and the identifier then names none of them. Since then (cards and
+tiles taken as the game's kind, Dice King's rolling area searched again enlarged, unsure dice
+refused, ``unseen`` told), runs of 2026-12-06 at 800x600 with 20 final frames: Dice King (20
+games) 5.75 questions a game, 0.95 told, 0 silently wrong (10 games: 17.9 without the dice
+zoom); King's Breakfast (10) 22.5 a game, the truth among the candidates in 1 % (fanned piles
+of 40 px cards are miscounted: boxes of stacked cards merged or doubled); Café (5) 19.6 a game
+(board and bar read right; players' hands read a tile short); with the whole frame searched
+again for tiles and two turns seen as one change chained, 16.2 (the rest: a hand with a tile
+not identified is unread, so its draws stay unknown and the next turn cannot be explained).
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
 at that point (a quick run); the header says which cut was used.
 
@@ -91,6 +90,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,6 +281,7 @@ class User:
     silent: int = 0
     pending: int = 0  # wrong states the tracker flagged as half-seen moves (``pending``)
     offered: int = 0  # questions whose candidates held the truth
+    offered_draws: int = 0  # … of them, a candidate waiting for draws the user then enters
     unseen: int = 0  # ``unseen`` events: "the table lay unread, check the move" (right or not)
 
     def respond(self, seat: Seat, events: Sequence[Event], truth: Any) -> None:
@@ -295,12 +296,46 @@ class User:
                 seat.correct(truth)  # the user corrects it (or would notice later); go on
             if event.kind == "question":
                 self.questions += 1
-                keys = [self.key(s) for s in seat.candidate_states()]
+                states = seat.candidate_states()
+                keys = [self.key(s) for s in states]
+                drawn = [_draws_made(s, truth) for s in states]
                 if self.key(truth) in keys:
                     self.offered += 1  # one tap on a candidate answers it
                     seat.answer(keys.index(self.key(truth)))
+                elif any(d is not None and self.key(d) == self.key(truth) for d in drawn):
+                    # the true move, waiting for draws the camera did not see: one tap, then
+                    # the user shows or enters the drawn tiles
+                    self.offered += 1
+                    self.offered_draws += 1
+                    seat.answer(
+                        next(
+                            i
+                            for i, d in enumerate(drawn)
+                            if d is not None and self.key(d) == self.key(truth)
+                        )
+                    )
+                    seat.correct(truth)
                 else:
                     seat.correct(truth)
+
+
+def _draws_made(state: Any, truth: Any) -> Any:
+    """A Café state waiting for refill draws with the draws `truth`'s hands show made (what
+    the user enters after picking it), or None (another game, nothing pending, or draws that
+    do not lead there)."""
+    if not getattr(state, "refill", None) or not hasattr(truth, "bag"):
+        return None
+    import engines.cafe_international as ci
+    from engines.cafe_international.rules import is_legal
+    from engines.cafe_international.state import Draw
+
+    while state.refill and not ci.is_over(state):
+        player = state.refill[0]
+        missing = Counter(truth.hands[player]) - Counter(state.hands[player])
+        if not missing or not is_legal(state, Draw(min(missing))):
+            return None
+        state = ci.apply(state, Draw(min(missing)))
+    return state
 
 
 # --- truth-derived mode ---------------------------------------------------------------------------
@@ -358,6 +393,7 @@ def play(
         "pending": user.pending,
         "unseen": user.unseen,
         "offered": user.offered,
+        "offered_draws": user.offered_draws,
         "frames": frames,
         "seconds": time.perf_counter() - start,
     }
@@ -540,6 +576,7 @@ def play_pixels(
         "pending": user.pending,
         "unseen": user.unseen,
         "offered": user.offered,
+        "offered_draws": user.offered_draws,
         "frames": counts.frames,
         "seconds": time.perf_counter() - start,
         "perceived": once.perceived,
@@ -566,7 +603,8 @@ def summary(name: str, results: list[dict[str, Any]], seconds: float) -> str:
     line = (
         f"{name:<20} games {n:>3}  final state right {100 * ok / n:6.2f} %"
         f"  questions/game {questions / n:5.2f}"
-        f" (truth among the candidates {100 * offered / max(questions, 1):3.0f} %)"
+        f" (truth among the candidates {100 * offered / max(questions, 1):3.0f} %"
+        f", {sum(r.get('offered_draws', 0) for r in results)} of them waiting for draws)"
         f"  half-seen moves told/game {sum(r['pending'] for r in results) / n:5.2f}"
         f" (unread-table warnings/game {sum(r['unseen'] for r in results) / n:5.2f})"
         f"  silently wrong games {silent_games}"

@@ -23,6 +23,10 @@ for the legal action sequences that produce it:
   misread table: on rendered King's Breakfast games (5, tracked from pixels) a pile of
   stacked cards read as fewer cards was explained as a pile taken or an Emerald used, and
   applied silently in 4 of 5 games; every one of those tables showed an unidentified card;
+- none: when the game's explain module has `loosened(state, observation)` (Café: new guests
+  let be any tile, then the hands not seen), what explains a looser reading is offered as the
+  question's candidates, never applied: a misread tile (two red flags at 12 px) or a hand read
+  a tile short then costs the user one tap, not the whole move entered by hand;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
   answers (`answer`, `correct`), later stable observations are still tried against the confirmed
   state; one that is explained withdraws the question (a table caught half-way through a move).
@@ -330,7 +334,15 @@ class Tracker:
         found = self.explain_states(self.state, observation, visited=visited and not first)
         events: list[Event] = []
         unsure = self.config.confirm_unknown and bool(getattr(observation, "has_unknown", False))
-        if len(found) == 1 and not (unsure and found[0][0]):
+        looser = None
+        for looser in self._loosen(observation) if not found and not first else ():
+            # nothing explains what was read: what a misread would hide is offered to the
+            # user (one tap instead of entering the move), never applied
+            found = self.explain_states(self.state, looser, visited=visited)
+            unsure = True
+            if found:
+                break
+        if len(found) == 1 and not (unsure and found[0][0]) and looser is None:
             actions, state = found[0]
             if self.question is not None:
                 events.append(Event("withdrawn", observation=observation))
@@ -353,6 +365,13 @@ class Tracker:
             self._question_states = [state for _, state in found]
             events.append(self.question)
         return events
+
+    def _loosen(self, observation: Any) -> Sequence[Any]:
+        """The game's `loosened(state, observation)` (its explain module's), if any: looser
+        and looser readings of `observation`."""
+        module = importlib.import_module(EXPLAIN_MODULES[self.game])
+        loosen = getattr(module, "loosened", None)
+        return () if loosen is None else loosen(self.state, observation)
 
     def _waits_for_chance(self, state: Any) -> bool:
         """A deal or a draw under way: the rules wait for chance outcomes."""

@@ -46,7 +46,11 @@ from engines.search import shortest_explanations
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 12  # a turn and up to 5 refill draws (CI-17), or several short turns in a row
+# guests new on the table in one change that the search chains turns for (three turns of two):
+# a table read after many unseen turns would take it seconds (26 new guests: 9.5 s)
+MAX_CHAINED_GUESTS = 6
 UNKNOWN_TILE = "?"  # a chair or stool seen taken by a tile that could not be identified
+MAX_LET_GO = 2  # `loosened`: at most this many read tiles let go (a turn seats at most 2)
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,8 @@ def _turns(state: State, after: Observation) -> Iterable[Action]:
     # one of them, the search chains the rest; the hands seen after the draws decide who did what.
     if any(not is_joker(str(state.seated[i])) or after.seated[i] is None for i in changed):
         return  # CI-12: guests never move or leave, except a joker exchanged (CI-19)
+    if len(new_chairs) + len(changed) + max(grew, 0) > MAX_CHAINED_GUESTS:
+        return  # more turns than a search can chain in time: the user is asked
     for chair in changed:
         yield Swap(layout.chairs[chair].id, str(after.seated[chair]))
     if grew > 0 and bar_kept:
@@ -361,6 +367,28 @@ def _best_orders(
     return list(best.values())
 
 
+def loosened(before: State, after: Observation) -> list[Observation]:
+    """`after` with what the camera most often misreads let go, for further searches when
+    nothing explains it, looser and looser: every guest on a chair or stool other than what
+    `before` shows there becomes `UNKNOWN_TILE` (two flags alike at 12 px: China and Turkey);
+    then the hands are not seen either (a hand read a tile short; its draws are then left
+    for the user). Their explanations are only ever offered to the user, never applied."""
+    shown = observe(before, hands=False)
+    seated = tuple(
+        UNKNOWN_TILE if new is not None and new != old else new
+        for old, new in zip(shown.seated, after.seated, strict=False)
+    )
+    bar = tuple(
+        tile if i < len(shown.bar) and tile == shown.bar[i] else UNKNOWN_TILE
+        for i, tile in enumerate(after.bar)
+    )
+    unknown = seated.count(UNKNOWN_TILE) + bar.count(UNKNOWN_TILE)
+    if unknown - after.seated.count(UNKNOWN_TILE) - after.bar.count(UNKNOWN_TILE) > MAX_LET_GO:
+        return []  # more than a misread or two: the search would try every hand tile everywhere
+    tiers = [Observation(seated, bar, after.hands), Observation(seated, bar, None)]
+    return [o for k, o in enumerate(tiers) if o != after and o not in tiers[:k]]
+
+
 def explain(
     before: State, after: Observation, *, visited: bool = False
 ) -> list[tuple[Action, ...]]:
@@ -378,5 +406,6 @@ __all__ = [
     "check_observation",
     "explain",
     "explain_states",
+    "loosened",
     "observe",
 ]

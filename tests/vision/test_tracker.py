@@ -9,6 +9,7 @@ import pytest
 
 import engines.kings_breakfast as kb
 from engines.api import random_step
+from engines.cafe_international.explain import observe as ci_observe
 from engines.kings_breakfast.explain import Observation, observe, public_key
 from engines.kings_breakfast.state import DrawCard, TakePile
 from vision.readers import Reading
@@ -332,3 +333,24 @@ def test_a_move_read_after_readings_that_never_stood_still_is_told_unseen(
         new, t = _feed_frames(tracker, t, seconds, reading, GREEN_TABLE)
         events += new
     assert [e.kind for e in events] == (["applied", "unseen"] if told else ["applied"])
+
+
+def test_ci13_a_misread_new_guest_is_offered_never_applied() -> None:
+    """CI-13: nothing explains a Café table whose new guest was read as another tile; the turn
+    that a misread would hide (`loosened`) is offered as a question, even when it is the only
+    one, and never applied."""
+    from tests.engines.cafe_international.test_explain import (
+        _first,
+        _misread_new_guest,
+        _single_seat,
+    )
+
+    before, _, after = _first(_single_seat)
+    _, misread = _misread_new_guest(before, after)
+    tracker = Tracker("cafe-international", before, TrackerConfig(stable_seconds=0.5))
+    _feed(tracker, 0.0, 1.0, Reading(ci_observe(before)), 10)
+    events = _feed(tracker, 1.0, 1.0, Reading(misread), 11)
+    assert [e.kind for e in events] == ["question"]
+    assert after in tracker.candidate_states and tracker.state == before
+    tracker.answer(tracker.candidate_states.index(after))
+    assert tracker.state == after

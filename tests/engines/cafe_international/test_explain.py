@@ -11,10 +11,12 @@ import pytest
 import engines.cafe_international as ci
 from engines.api import random_step
 from engines.cafe_international.explain import (
+    UNKNOWN_TILE,
     Observation,
     check_observation,
     explain,
     explain_states,
+    loosened,
     observe,
 )
 from engines.cafe_international.state import Draw, Seat, Swap, ToBar
@@ -258,3 +260,37 @@ def test_ci17_a_tile_drawn_and_played_before_the_hand_was_seen_is_found() -> Non
         if found_one:
             break
     assert found_one, "no such turns in the seeded games"
+
+
+def _misread_new_guest(before: ci.State, after: ci.State) -> tuple[int, Observation]:
+    """`after` as seen with its first new guest read as another tile (China for Turkey)."""
+    shown = observe(after)
+    chair = next(
+        i
+        for i, (a, b) in enumerate(zip(before.seated, after.seated, strict=True))
+        if a is None and b
+    )
+    other = "turkey/w" if shown.seated[chair] != "turkey/w" else "china/w"
+    seated = shown.seated[:chair] + (other,) + shown.seated[chair + 1 :]
+    return chair, Observation(seated, shown.bar, shown.hands)
+
+
+def test_ci13_a_new_guest_misread_as_another_is_found_when_let_go() -> None:
+    """CI-13: a guest seated this turn read as another tile (two red flags at 12 px): nothing
+    explains the reading; `loosened` lets the new guest be any tile (the true turn is found),
+    then also lets the hands go, for a hand read a tile short (the turn is found, waiting for
+    its draws)."""
+    before, _, after = _first(_single_seat)
+    chair, misread = _misread_new_guest(before, after)
+    assert after not in [s for _, s in explain_states(before, misread)]
+    tiers = loosened(before, misread)
+    assert [t.seated[chair] for t in tiers] == [UNKNOWN_TILE, UNKNOWN_TILE]
+    assert tiers[0].hands == misread.hands and tiers[1].hands is None
+    assert after in [s for _, s in explain_states(before, tiers[0])]
+    hands = list(misread.hands or ())
+    hands[before.current] = hands[before.current][1:]  # one tile not seen
+    short = loosened(before, Observation(misread.seated, misread.bar, tuple(hands)))
+    assert after not in [s for _, s in explain_states(before, short[0])]
+    waiting = [s for _, s in explain_states(before, short[1])]
+    assert any(s.refill and s.seated == after.seated for s in waiting)
+    assert loosened(before, observe(before, hands=False)) == []  # nothing to let go
