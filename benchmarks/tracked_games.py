@@ -71,6 +71,11 @@ of 40 px cards are miscounted: boxes of stacked cards merged or doubled); Café 
 (board and bar read right; players' hands read a tile short); with the whole frame searched
 again for tiles and two turns seen as one change chained, 16.2 (the rest: a hand with a tile
 not identified is unread, so its draws stay unknown and the next turn cannot be explained).
+Later on 2026-12-06 (explainer chaining more turns, slot floors, looser readings offered):
+Café (5) 15.4 a game, the truth among the candidates 48 % (32 questions' true move waiting for
+draws), none silently wrong; Dice King (20) 6.8 a game, none silently wrong, with settled frames
+read 3,526 of 9,408 on this machine, where the earlier Dice King figures were not reproduced
+(see the stop note of that day).
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
 at that point (a quick run); the header says which cut was used.
 
