@@ -303,25 +303,19 @@ class User:
                 self.questions += 1
                 states = seat.candidate_states()
                 keys = [self.key(s) for s in states]
-                drawn = [_draws_made(s, truth) for s in states]
                 if self.key(truth) in keys:
                     self.offered += 1  # one tap on a candidate answers it
                     seat.answer(keys.index(self.key(truth)))
-                elif any(d is not None and self.key(d) == self.key(truth) for d in drawn):
+                    continue
+                drawn = [_draws_made(s, truth) for s in states]
+                waiting = [d is not None and self.key(d) == self.key(truth) for d in drawn]
+                if any(waiting):
                     # the true move, waiting for draws the camera did not see: one tap, then
                     # the user shows or enters the drawn tiles
                     self.offered += 1
                     self.offered_draws += 1
-                    seat.answer(
-                        next(
-                            i
-                            for i, d in enumerate(drawn)
-                            if d is not None and self.key(d) == self.key(truth)
-                        )
-                    )
-                    seat.correct(truth)
-                else:
-                    seat.correct(truth)
+                    seat.answer(waiting.index(True))
+                seat.correct(truth)
 
 
 def _draws_made(state: Any, truth: Any) -> Any:

@@ -334,15 +334,15 @@ class Tracker:
         found = self.explain_states(self.state, observation, visited=visited and not first)
         events: list[Event] = []
         unsure = self.config.confirm_unknown and bool(getattr(observation, "has_unknown", False))
-        looser = None
+        loosened = False
         for looser in self._loosen(observation) if not found and not first else ():
             # nothing explains what was read: what a misread would hide is offered to the
             # user (one tap instead of entering the move), never applied
             found = self.explain_states(self.state, looser, visited=visited)
-            unsure = True
             if found:
+                loosened = True
                 break
-        if len(found) == 1 and not (unsure and found[0][0]) and looser is None:
+        if len(found) == 1 and not (unsure and found[0][0]) and not loosened:
             actions, state = found[0]
             if self.question is not None:
                 events.append(Event("withdrawn", observation=observation))

@@ -20,6 +20,7 @@ turn is applied and several are asked about, never guessed.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -382,8 +383,8 @@ def loosened(before: State, after: Observation) -> list[Observation]:
         tile if i < len(shown.bar) and tile == shown.bar[i] else UNKNOWN_TILE
         for i, tile in enumerate(after.bar)
     )
-    unknown = seated.count(UNKNOWN_TILE) + bar.count(UNKNOWN_TILE)
-    if unknown - after.seated.count(UNKNOWN_TILE) - after.bar.count(UNKNOWN_TILE) > MAX_LET_GO:
+    let_go = sum(map(operator.ne, seated, after.seated)) + sum(map(operator.ne, bar, after.bar))
+    if let_go > MAX_LET_GO:
         return []  # more than a misread or two: the search would try every hand tile everywhere
     tiers = [Observation(seated, bar, after.hands), Observation(seated, bar, None)]
     return [o for k, o in enumerate(tiers) if o != after and o not in tiers[:k]]

@@ -467,11 +467,12 @@ class SlotReader:
             )
         return patches
 
-    def _unchanged(self, patches: list[np.ndarray], registration: Registration) -> np.ndarray:
-        """Which slots look as they did in the last frame read with this registration."""
+    def _unchanged(self, patches: list[np.ndarray], same: bool) -> np.ndarray:
+        """Which slots look as they did in the last frame read (`same`: with this
+        registration)."""
         last = self._last
         limit = self.config.reuse_below
-        if limit is None or last is None or not np.array_equal(last[0], registration.homography):
+        if limit is None or last is None or not same:
             return np.zeros(len(self.slots), bool)
         return np.array(
             [
@@ -486,9 +487,9 @@ class SlotReader:
         unchanged since the last frame keep its reading (`SlotConfig.reuse_below`)."""
         view = self._top_down(frame, registration.homography)
         patches = self._slot_patches(view)
-        unchanged = self._unchanged(patches, registration)
-        previous = self._last[2] if self._last is not None else ()
         same = self._last is not None and np.array_equal(self._last[0], registration.homography)
+        unchanged = self._unchanged(patches, same)
+        previous = self._last[2] if self._last is not None else ()
         fresh = self._read(frame, registration, view, skip=unchanged)
         out = tuple(previous[i] if unchanged[i] else fresh[i] for i in range(len(self.slots)))
         out = self._against_floors(out, self._floors if same else None)

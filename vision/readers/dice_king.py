@@ -124,14 +124,8 @@ def read_table(
 
 def _holds_dice(box: np.ndarray, dice_centres: np.ndarray) -> bool:
     """Whether a box holds the centre of a die found on its own."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    inside = (
-        (dice_centres[:, 0] >= x1)
-        & (dice_centres[:, 0] <= x2)
-        & (dice_centres[:, 1] >= y1)
-        & (dice_centres[:, 1] <= y2)
-    )
-    return bool(inside.any())
+    inside = (dice_centres >= box[:2]) & (dice_centres <= box[2:])
+    return bool(inside.all(axis=1).any())
 
 
 def _spread_penalties(ids: list[str], what: str) -> tuple[list[str], list[str]]:
