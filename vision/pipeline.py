@@ -248,6 +248,11 @@ class PerceptionConfig:
             dropped beside a purple cake card at 0.78: the card's white border and picture
             keep its share lower); None (default): any named piece at `table_like_share`
             guards every box.
+        table_like_sure_names: kind -> (least identity score, share): a named piece of that
+            kind whose identity is at least that sure keeps its name under `table_like_name_below`
+            while its share of the table's colours stays under the share (Café tiles whose
+            faces share the cloth's colours, named at 0.9998 and more, lost their names and
+            refused their photos). Empty (default): none keeps it.
         oversized: a card or tile whose box is at least this many times the median named
             piece's of its kind in both width and height (with 3 named or more) is no single
             piece: the pieces of one photo are one size. Named, it loses its name (a yellow
@@ -307,6 +312,7 @@ class PerceptionConfig:
     table_like_name_below: float = 0.5
     table_like_name_share: float | None = None
     table_like_margin: float | None = None
+    table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
 
 
@@ -1022,6 +1028,13 @@ class Perception:
             name_table = shares >= (limit if name_limit is None else name_limit)
         named = np.array([i is not None for i in detections.identities], bool)
         doubtful = named & name_table & (detections.scores < self.config.table_like_name_below)
+        for kind, (least_score, below_share) in self.config.table_like_sure_names.items():
+            with np.errstate(invalid="ignore"):
+                doubtful &= ~(
+                    (detections.kinds == kind)
+                    & (detections.identity_scores >= least_score)
+                    & (shares < below_share)
+                )
         detections, matches = _unnamed(detections, matches, doubtful)
         guards = named & ~doubtful & table
         drop = ~named & table & (detections.scores < self.config.table_like_below_score)

@@ -177,3 +177,45 @@ def test_with_a_margin_a_named_piece_guards_only_boxes_about_as_table_coloured_a
         kept, _ = perception._table_like(detections, [None] * 3, shares)
         assert len(kept) == expected
         assert kept.scores.tolist()[-1] == pytest.approx(0.2)  # the cake-like box stays
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
+def test_surely_named_tiles_dressed_in_the_cloths_colours_keep_their_names() -> None:
+    """`table_like_sure_names`: a weak Café tile named at 0.9999 whose guest wears the cloth's
+    colours (share 0.7) keeps its name; one named less surely, one showing the cloth almost
+    everywhere (share 0.9) and a card at 0.9999 (a polka cloth named cheese) lose theirs."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    detections = make(["tile", "tile", "tile", "card"]).with_fields(
+        scores=np.array([0.45, 0.45, 0.45, 0.45], np.float32),
+        identities=np.array(
+            [
+                "cafe-international/italy/w",
+                "cafe-international/uk/m",
+                "cafe-international/spain/m",
+                "kings-breakfast/cheese",
+            ],
+            object,
+        ),
+        identity_scores=np.array([0.9999, 0.96, 0.9999, 0.9999], np.float32),
+    )
+    shares = np.array([0.7, 0.7, 0.9, 0.7])
+    sure = PerceptionConfig(
+        piece_reader="off",
+        table_like_share=0.75,
+        table_like_name_share=0.6,
+        table_like_sure_names={"tile": (0.999, 0.85)},
+    )
+    perception = Perception(sure, identifier=Identifier(_empty_gallery()), games=None)
+    kept, _ = perception._table_like(detections, [None] * 4, shares)
+    assert list(kept.identities) == ["cafe-international/italy/w", None, None, None]
+    plain = Perception(
+        PerceptionConfig(piece_reader="off", table_like_share=0.75, table_like_name_share=0.6),
+        identifier=Identifier(_empty_gallery()),
+        games=None,
+    )
+    kept, _ = plain._table_like(detections, [None] * 4, shares)
+    assert list(kept.identities) == [None] * 4

@@ -235,6 +235,15 @@ PHOTO_TABLE_LIKE_BELOW = 0.6
 # and Dice King unchanged (434 / 12 / 0 and 503 / 19 / 0 on the first set). 0.1 rather than
 # 0.05: a weak true card's share is about its named fellows', and the margin is what keeps it.
 PHOTO_TABLE_LIKE_MARGIN: float | None = 0.1
+# ... but a Café tile named at least 0.999 surely keeps its name while under 0.85 of its pixels
+# have the cloth's colours (`PerceptionConfig.table_like_sure_names`): guests dressed in the
+# cloth's colours (an Italian tile on a green and red cloth, share 0.61-0.78, named at 0.9998-
+# 1.00) lost their names and refused 5 of the 12 refused Café photos of validation tables
+# (seeds 8,000,040+). Weak named Café boxes on 350 validation tables (8,000,040+ and 8,000,200+):
+# 182 true tiles (shares up to 0.78, the 8 from 0.6 all named at 0.9998 or more) and 5 not
+# (4 named under 0.96; one at 0.9999, a box half on a tile, share 0.89). Not cards: a yellow
+# polka cloth was named cheese at 0.99 by both readers.
+PHOTO_TABLE_LIKE_SURE_NAMES: dict[str, tuple[float, float]] = {"tile": (0.999, 0.85)}
 # A box this many times the photo's median named piece, in width and in height, is no single
 # piece (`PerceptionConfig.oversized`): named, it loses its name (a validation king photo, seed
 # 8,000,130, counted a cheese card too many: a box on the yellow polka cloth below the spread
@@ -400,6 +409,7 @@ def perception_for(game: str | None) -> Any:
         table_like_name_share=PHOTO_TABLE_LIKE_NAME_SHARE,
         table_like_below_score=PHOTO_TABLE_LIKE_BELOW,
         table_like_margin=PHOTO_TABLE_LIKE_MARGIN,
+        table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         oversized=PHOTO_OVERSIZED,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
