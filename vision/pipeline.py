@@ -25,7 +25,7 @@ Public names: `PerceptionConfig`, `Perception`, `check_frame`, `distinct_pieces`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -224,6 +224,12 @@ class PerceptionConfig:
             reader and the face reader must give one face for a piece the face reader leaves
             under its limit to be named it all the same (two readers of different crops,
             each fairly sure of one face). Empty (default): never.
+        face_fusion: identity prefix (of `face_readers`) → (least odds, least detection
+            score): a piece the face reader leaves under its limit is named the face whose
+            odds, the two readers' multiplied and shared out again over the faces and "no
+            face" (`fused_face_odds`), reach the least odds, when the detector found it at
+            least that surely (a bread card at 0.78 and 0.85, each reader unsure alone).
+            Empty (default): never.
         face_reader_views: identity prefix (of `face_readers`) → quarter turns its face reader
             reads a crop in (1 or 4, odds combined by their geometric mean;
             `PieceReaderConfig.views`); 1 for a prefix not given.
@@ -304,6 +310,7 @@ class PerceptionConfig:
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_dispute: dict[str, float] = field(default_factory=dict)
     face_pair: dict[str, float] = field(default_factory=dict)
+    face_fusion: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float | dict[str, float] = 0.9
     face_reader_views: dict[str, int] = field(default_factory=dict)
     face_readers_agree: dict[str, tuple[str, float, float]] = field(default_factory=dict)
@@ -529,6 +536,27 @@ def _surer(detections: Detections, i: int) -> tuple[bool, float, float]:
         -float(detections.identity_scores[i]),
         -float(detections.scores[i]),
     )
+
+
+def fused_face_odds(
+    face_odds: np.ndarray,
+    piece_odds: np.ndarray,
+    face_classes: Sequence[tuple[str, ...]],
+    piece_class_index: Mapping[str, int],
+) -> np.ndarray:
+    """A face reader's odds (class 0: no face of its family) and the piece reader's odds of the
+    same box (class 0: no piece) taken as two independent looks: each face's odds multiplied
+    by the piece reader's odds of any identity in it, "no face" by its "no piece", shared out
+    again to sum to 1 (all zeros when the two rule each other out everywhere; NaN odds: not
+    read, count as 0)."""
+    piece = np.nan_to_num(np.asarray(piece_odds, np.float64), nan=0.0)
+    fused = np.zeros(len(face_classes))
+    fused[0] = float(face_odds[0]) * float(piece[0])
+    for k in range(1, len(face_classes)):
+        columns = {piece_class_index[i] for i in face_classes[k] if i in piece_class_index}
+        fused[k] = float(face_odds[k]) * float(sum(piece[c] for c in columns))
+    total = fused.sum()
+    return fused / total if total > 0 else fused
 
 
 def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.ndarray:
@@ -1268,6 +1296,7 @@ class Perception:
         seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
         dispute = self.config.face_dispute.get(prefix, np.inf)
         pair = self.config.face_pair.get(prefix, np.inf)
+        fusion = self.config.face_fusion.get(prefix)
         for k, row in enumerate(rows):
             p = readings.probabilities[k]
             best = int(p.argmax())
@@ -1285,6 +1314,13 @@ class Perception:
                     share = float(p[face] / max(float(p[1:].sum()), 1e-12))
                     if share >= agree_share and str(identities[row]) in faces.classes[face]:
                         continue  # both readers name it alike: the piece reader's name stands
+                if fusion is not None and detections.scores[row] >= fusion[1]:
+                    fused = fused_face_odds(p, odds[row], faces.classes, reader.class_index)
+                    face = int(fused.argmax())
+                    if face > 0 and fused[face] >= fusion[0]:
+                        identities[row], scores[row] = faces.classes[face][0], float(fused[face])
+                        matches[int(row)] = _reader_match(faces, fused)
+                        continue
                 identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
             if named_odds[row] >= dispute and card_kind(faces.classes[best][0]) != card_kind(

@@ -728,6 +728,68 @@ def test_two_fairly_sure_readers_naming_one_face_name_the_piece(
     assert perception.identify(frame, detections).identities[0] == expected
 
 
+FUSE = {"kings-breakfast/": (0.95, 0.5)}
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("fusion", "face", "score", "expected"),
+    [
+        ({}, "kings-breakfast/ham", 0.8, None),  # each reader alone is under its limit
+        (FUSE, "kings-breakfast/ham", 0.8, "kings-breakfast/ham"),
+        ({"kings-breakfast/": (0.98, 0.5)}, "kings-breakfast/ham", 0.8, None),  # 0.955 < 0.98
+        (FUSE, "kings-breakfast/ham", 0.4, None),  # the detector unsure: a box on part of a card
+        (FUSE, "kings-breakfast/wine", 0.8, None),  # the readers name two faces
+    ],
+)
+def test_two_unsure_readers_together_may_name_a_card(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    fusion: dict[str, tuple[float, float]],
+    face: str,
+    score: float,
+    expected: str | None,
+) -> None:
+    """`face_fusion` (KB-19 counts each food): the piece reader gives ham 0.76 (wine 0.19), the
+    face reader ham 0.81 (its second face 0.14); multiplied and shared out again, ham is 0.955
+    likely. Named at a fusion limit of 0.95 when the detector found the card at 0.5 or more;
+    never when the two readers' likeliest faces differ."""
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
+    detections = make(["card"]).with_fields(
+        boxes_xyxy=np.array([box], np.float32), scores=np.array([score], np.float32)
+    )
+    perception = kings_breakfast_face_reading(face_fusion=fusion, face_family=0.5)
+    perception.piece_reader = SplitPieceReader(  # type: ignore[assignment]
+        reader, 0.05, {"kings-breakfast/ham": 0.8, "kings-breakfast/wine": 0.2}
+    )
+    other = "kings-breakfast/wine" if face == "kings-breakfast/ham" else "kings-breakfast/ham"
+    fake = SplitFaceReader(reader, 0.05, {face: 0.85, other: 0.15})
+    perception._face_readers["kings-breakfast/"] = fake  # type: ignore[assignment]
+    named = perception.identify(frame, detections)
+    assert named.identities[0] == expected
+    if expected is not None:
+        assert named.identity_scores[0] == pytest.approx(0.955, abs=0.005)
+
+
+def test_fused_face_odds_multiply_the_two_readers_and_share_out_again() -> None:
+    from vision.pipeline import fused_face_odds
+
+    classes = [(), ("g/a1", "g/a2"), ("g/b",)]
+    index = {"g/a1": 1, "g/a2": 2, "g/b": 3}  # the piece reader tells the two a's apart
+    fused = fused_face_odds(
+        np.array([0.1, 0.6, 0.3]), np.array([0.2, 0.3, 0.2, 0.3]), classes, index
+    )
+    raw = np.array([0.1 * 0.2, 0.6 * 0.5, 0.3 * 0.3])
+    assert fused == pytest.approx(raw / raw.sum())
+    # readers that rule each other out everywhere: nothing is likely
+    none = fused_face_odds(
+        np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 0.0, 1.0]), classes, index
+    )
+    assert none.tolist() == [0.0, 0.0, 0.0]
+    nan = fused_face_odds(np.array([0.5, 0.5, 0.0]), np.full(4, np.nan), classes, index)
+    assert nan.tolist() == [0.0, 0.0, 0.0]
+
+
 @pytest.mark.parametrize(
     ("identity", "kind"),
     [

@@ -322,6 +322,18 @@ PHOTO_FACE_DISPUTE = {"dice-king/": 0.9}
 # / 0 (→ 505 / 17 / 0), tables 87.3 → 88.0 %; 8,000,200+ (200) 673 / 27 / 0 → 674 / 26 / 0,
 # tables 88.0 → 88.5 %. Cards named wrong unchanged (2 and 0).
 PHOTO_FACE_PAIR = {"dice-king/": 0.8}
+# A King's Breakfast card that neither reader names alone is named the food whose odds, the two
+# readers' multiplied and shared out again, reach 0.98, when the detector found it at 0.5 or more
+# (`PerceptionConfig.face_fusion`): a bread card the piece reader gave 0.78 (cake 0.11) and the
+# face reader 0.85 refused its photo. Every card left in the photos of 150 validation tables
+# (seeds 8,000,040+; 13,882 boxes, 32 true cards unnamed): at 0.98 9 of them named right, none
+# wrong (0.9: 15 right, 1 wrong); without the detection score's floor, 9 boxes on part of a
+# cheese card (found at 0.15-0.46) were named cheese at 1.00. Not Dice King: there it named as
+# many cards wrong as right (4 and 5 of 20 unnamed cards at 0.98). Every King's Breakfast photo of
+# validation tables, right / refused / wrong, without → with: 8,000,040+ (150 tables) 729 / 21 / 0
+# → 730 / 20 / 0 (tables 86.7 → 87.3 %), 8,000,200+ (200) 980 / 21 / 0 → 982 / 19 / 0
+# (89.5 → 90.5 %).
+PHOTO_FACE_FUSION = {"kings-breakfast/": (0.98, 0.5)}
 PHOTO_FACE_AGREEMENT = {"dice-king/": (0.9, 0.6), "kings-breakfast/": (0.9, 0.5)}
 # A penalty card the penalty reader names at 0.9-0.98 is named when the Dice King reader, asked
 # about the same box, names a card of that face at least 0.8 surely
@@ -403,6 +415,7 @@ def perception_for(game: str | None) -> Any:
         face_agreement=PHOTO_FACE_AGREEMENT,
         face_dispute=PHOTO_FACE_DISPUTE,
         face_pair=PHOTO_FACE_PAIR,
+        face_fusion=PHOTO_FACE_FUSION,
         face_readers_agree=PHOTO_FACE_READERS_AGREE,
         face_family=PHOTO_FACE_FAMILY,
         table_like_share=PHOTO_TABLE_LIKE_SHARE,
