@@ -179,6 +179,9 @@ class PerceptionConfig:
         keep_sure_pieces: a detection the detector found at least this sure is never dropped
             as no piece (`drop_not_pieces`), only left unnamed: the two disagree, and a
             scoring photo is asked again. None (default): every one may be dropped.
+        drop_sure_not_pieces: ... unless the piece reader finds it at least this likely to
+            show no piece (a polka dot found as a card at 0.75, no piece at 0.9999). None
+            (default): `keep_sure_pieces` holds whatever the reader finds.
         name_min_score: cards and tiles the detector found less sure than this stay unnamed
             whatever they look like (a scoring photo is then asked again): on a yellow polka
             table the piece reader took white-dotted squares for cheese cards. A number, or
@@ -301,6 +304,7 @@ class PerceptionConfig:
     agreement: tuple[float, float] | None = (0.5, 0.6)
     keep_not_pieces_within: float = 0.25
     keep_sure_pieces: float | None = None
+    drop_sure_not_pieces: float | None = None
     near_faces_below: float | None = None
     near_not_pieces_from: float | None = None
     near_sure_pieces: float | None = None
@@ -1110,7 +1114,10 @@ class Perception:
             not_pieces[rows] = readings.probabilities[:, 0] >= self.config.drop_not_pieces
             if self.config.keep_sure_pieces is not None:
                 # the detector sure and the reader sure it is none: a disagreement, asked again
-                not_pieces &= detections.scores < self.config.keep_sure_pieces
+                unsure = detections.scores < self.config.keep_sure_pieces
+                if self.config.drop_sure_not_pieces is not None:
+                    unsure[rows] |= readings.probabilities[:, 0] >= self.config.drop_sure_not_pieces
+                not_pieces &= unsure
             anchor = np.array([i is not None for i in readings.identities], bool)
             if self.config.near_faces_below is not None:
                 anchor |= readings.probabilities[:, 0] < self.config.near_faces_below

@@ -4,6 +4,7 @@ lets it name pieces of a game whose faces the user enrolled."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -207,6 +208,15 @@ def test_a_sure_detection_is_never_dropped_as_no_piece(faces: dict[str, np.ndarr
 
     assert named(0.5) == ["kings-breakfast/ham"]
     assert named(0.8) == ["kings-breakfast/ham", None]
+    # `drop_sure_not_pieces`: the reader all but certain the bare table is no piece drops the
+    # sure box too; a limit the reader's odds do not reach keeps it
+    for limit, expected in ((0.99, ["kings-breakfast/ham"]), (1.01, ["kings-breakfast/ham", None])):
+        perception = Perception(
+            replace(config, drop_sure_not_pieces=limit),
+            identifier=identifier,
+            games=["kings-breakfast"],
+        )
+        assert named(0.8) == expected
 
 
 @needs_model

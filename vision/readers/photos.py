@@ -134,6 +134,13 @@ PHOTO_NOT_PIECE = 0.7
 # no piece on 40 validation tables a game (seeds 8,000,100+; 3,800 of them), one was found at
 # 0.7 or more: that card.
 PHOTO_KEEP_SURE_PIECES = 0.7
+# ... unless the reader finds it at least 0.999 likely to be no piece
+# (`PerceptionConfig.drop_sure_not_pieces`): a polka dot beside a Dice King pile found as a card
+# at 0.75 (no piece 0.9999) and a confetti blob beside a Café hand found at 0.70 (no piece 1.00)
+# refused their photos. Of the true cards found at 0.7 or more in every photo of 150 validation
+# tables (seeds 8,000,040+; King's Breakfast 10,384, Dice King 2,449) the reader gave none more
+# than 0.80 of no piece.
+PHOTO_DROP_SURE_NOT_PIECES: float | None = 0.999
 # A "no piece" box next to a box the reader finds less than this likely to be no piece is kept
 # (unnamed), as one next to a named piece is (`PerceptionConfig.near_faces_below`): on a
 # validation Dice King photo (seeds 8,000,260+) under yellow light the reader took a fairy card
@@ -403,6 +410,7 @@ def perception_for(game: str | None) -> Any:
         piece_reader_config=PieceReaderConfig(min_probability=PHOTO_PIECE_PROBABILITY),
         drop_not_pieces=PHOTO_NOT_PIECE,
         keep_sure_pieces=PHOTO_KEEP_SURE_PIECES,
+        drop_sure_not_pieces=PHOTO_DROP_SURE_NOT_PIECES,
         near_faces_below=PHOTO_NEAR_FACES_BELOW,
         near_not_pieces_from=PHOTO_NEAR_NOT_PIECES_FROM,
         near_sure_pieces=None if kind is None else PHOTO_NEAR_SURE_PIECES.get(kind),
