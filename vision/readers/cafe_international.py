@@ -87,6 +87,12 @@ class CafeReaderConfig:
         min_structure_score: the board's printed structure must be seen where the markers put
             it (`structure_score`). On 10 rendered eval tables registered right it scored
             0.69–0.88; moved by half a chair spacing, 0.18–0.42.
+        hand_place: (from, to, along): where a player's hand lies, beside the middle of their
+            side of the board: from `from` to `to` units beyond the layout's extent, `along`
+            units either side of the edge's middle (the board's edge is `board_margin` beyond
+            the extent; tiles laid in a row 60 units further on reach about 140). A hand
+            whose place is not wholly in the frame is not read: tiles beyond the frame's edge
+            would be missing from it. None: every hand is read.
     """
 
     chair_reach: float = 26.0
@@ -98,6 +104,7 @@ class CafeReaderConfig:
     enough_markers: int = 5
     min_spread: float = 0.2
     min_structure_score: float = 0.45
+    hand_place: tuple[float, float, float] | None = (60.0, 140.0, 110.0)
 
 
 @dataclass(frozen=True)
@@ -626,6 +633,50 @@ def _side(u: float, v: float, extent: tuple[float, float, float, float]) -> str:
     return "left" if u < u0 else "right"
 
 
+def hand_place_units(
+    side: str, extent: tuple[float, float, float, float], place: tuple[float, float, float]
+) -> np.ndarray:
+    """(4, 2) the corners, in board units, of where the hand of the player at `side` lies
+    (`CafeReaderConfig.hand_place`)."""
+    u0, v0, u1, v1 = extent
+    start, end, along = place
+    mid_u, mid_v = (u0 + u1) / 2, (v0 + v1) / 2
+    if side in ("near", "far"):
+        edge, sign = (v1, 1.0) if side == "near" else (v0, -1.0)
+        a, b = edge + sign * start, edge + sign * end
+        return np.array(
+            [[mid_u - along, a], [mid_u + along, a], [mid_u + along, b], [mid_u - along, b]]
+        )
+    edge, sign = (u0, -1.0) if side == "left" else (u1, 1.0)
+    a, b = edge + sign * start, edge + sign * end
+    return np.array(
+        [[a, mid_v - along], [a, mid_v + along], [b, mid_v + along], [b, mid_v - along]]
+    )
+
+
+def hands_out_of_view(
+    sides: Sequence[str],
+    frame_size: tuple[int, int],
+    registration: Registration,
+    place: tuple[float, float, float] | None,
+) -> list[str]:
+    """The `sides` whose hand place (`hand_place_units`) the frame (width, height) does not
+    wholly show."""
+    if place is None or not sides:
+        return []
+    width, height = frame_size
+    out = []
+    for side in sides:
+        corners = hand_place_units(side, registration.extent_units, place)
+        px = cv2.perspectiveTransform(
+            corners.reshape(-1, 1, 2).astype(np.float64), registration.homography
+        ).reshape(-1, 2)
+        inside = (px[:, 0] >= 0) & (px[:, 0] < width) & (px[:, 1] >= 0) & (px[:, 1] < height)
+        if not (np.isfinite(px).all() and inside.all()):
+            out.append(side)
+    return out
+
+
 def read_table(
     detections: Detections,
     frame_size: tuple[int, int],
@@ -645,8 +696,10 @@ def read_table(
     hand that cannot be read (a tile beside it not identified, another game's piece there) does
     not block the board nor the other hands: that player's hand is None (the rules' `explain`
     accepts it: what they draw is then unknown), ``seen["hands_unread"]`` says why and
-    ``seen["hands_unread_sides"]`` which. A tile on a side where nobody sits leaves every hand
-    unread (`Observation.hands` None): which hand it belongs to is unknown.
+    ``seen["hands_unread_sides"]`` which; so is a hand whose place the frame does not wholly
+    show (`CafeReaderConfig.hand_place`: its tiles beyond the frame's edge would be missing). A
+    tile on a side where nobody sits leaves every hand unread (`Observation.hands` None): which
+    hand it belongs to is unknown.
 
     With `slots` (every chair and stool read from the frame, `vision.readers.cafe_slots`), the
     board is what the slots show: an empty slot is empty, an identified one holds its tile, and
@@ -656,7 +709,6 @@ def read_table(
     ``seen["unidentified_stools"]`` (stool numbers from 1), with one line each in
     ``seen["notes"]`` for the user. Detections then only add the hands (tiles off the board).
     """
-    del frame_size  # pixels are mapped through the registration
     config = config or CafeReaderConfig()
     tiles = detections[detections.kinds == "tile"]
     units = registration.image_to_units(card_centres(tiles))
@@ -668,6 +720,10 @@ def read_table(
     problems: list[str] = []
     unread_sides: set[str] = set()  # a hand with a tile that could not be read
     board_problems: list[str] = []  # from detections on the board: replaced by the slots'
+    if n_players:
+        for side in hands_out_of_view(sides, frame_size, registration, config.hand_place):
+            problems.append(f"the {side} player's hand lies partly outside the camera's view")
+            unread_sides.add(side)
     u0, v0, u1, v1 = registration.extent_units
     on_marker = registration.is_on_marker(units)
     for (u, v), identity, marker in zip(units, tiles.identities, on_marker, strict=True):

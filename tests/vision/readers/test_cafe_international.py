@@ -40,18 +40,20 @@ LAYOUT_JSON = json.loads(
     ).read_text(encoding="utf-8")
 )
 LAYOUT = ci.reference_layout()
-SIZE = (1000, 800)
+# a frame that shows every side's hand place (`CafeReaderConfig.hand_place`)
+SIZE = (1300, 1150)
+SHIFT = (200.0, 200.0)
 
 
 def _registration():  # type: ignore[no-untyped-def]
-    """Board units → image: a known similarity (scale 1, shift 100, 50)."""
+    """Board units → image: a known similarity (scale 1, shifted by `SHIFT`)."""
     u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
     units = np.array([[u0, v0], [u1, v0], [u1, v1], [u0, v1]])
-    return register_points(units, units + (100.0, 50.0), (u0, v0, u1, v1))
+    return register_points(units, units + SHIFT, (u0, v0, u1, v1))
 
 
 def _at_units(u: float, v: float, identity: str | None) -> dict:
-    return piece("tile", (u + 100.0, v + 50.0), identity, half=8.0)
+    return piece("tile", (u + SHIFT[0], v + SHIFT[1]), identity, half=8.0)
 
 
 def _chair(chair_id: str) -> tuple[float, float]:
@@ -82,6 +84,38 @@ def test_ci6_tiles_beside_the_board_are_the_players_face_up_hands() -> None:
     ]
     reading = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=2)
     assert reading.ok and reading.observation.hands == (("cuba/w",), ("joker/m",))
+
+
+def test_ci6_a_hand_whose_place_the_frame_cuts_is_not_read() -> None:
+    """CI-6: a frame whose bottom edge cuts the near player's hand place (the tablet stands at
+    that edge) leaves that hand unknown (None, with the reason): tiles beyond the edge would
+    be missing from it. The other hands are read; with the whole place in view it is read."""
+    u0, v0, u1, v1 = layout_extent(LAYOUT_JSON)
+    mid_u, mid_v = (u0 + u1) / 2, (v0 + v1) / 2
+    tiles = [
+        _at_units(mid_u, v1 + 100, "cafe-international/cuba/w"),
+        _at_units(u0 - 100, mid_v, "cafe-international/uk/m"),
+        _at_units(mid_u, v0 - 100, "cafe-international/joker/m"),
+        _at_units(u1 + 100, mid_v, "cafe-international/india/w"),
+    ]
+    cut = (SIZE[0], int(v1 + SHIFT[1] + 120))  # the near hand's tile in view, its place not
+    reading = read_table(detections(tiles), cut, _registration(), LAYOUT, LAYOUT_JSON, n_players=4)
+    assert reading.ok
+    assert reading.observation.hands == (None, ("uk/m",), ("joker/m",), ("india/w",))
+    assert reading.seen["hands_unread_sides"] == ["near"]
+    assert "outside the camera's view" in reading.seen["hands_unread"][0]
+    whole = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=4)
+    assert whole.observation.hands == (("cuba/w",), ("uk/m",), ("joker/m",), ("india/w",))
+    unchecked = read_table(
+        detections(tiles),
+        cut,
+        _registration(),
+        LAYOUT,
+        LAYOUT_JSON,
+        n_players=4,
+        config=CafeReaderConfig(hand_place=None),
+    )
+    assert unchecked.observation.hands[0] == ("cuba/w",)
 
 
 def test_ci6_an_unreadable_hand_leaves_that_hand_unread_not_the_board() -> None:
