@@ -721,9 +721,9 @@ def read_table(
     unread_sides: set[str] = set()  # a hand with a tile that could not be read
     board_problems: list[str] = []  # from detections on the board: replaced by the slots'
     if n_players:
-        for side in hands_out_of_view(sides, frame_size, registration, config.hand_place):
-            problems.append(f"the {side} player's hand lies partly outside the camera's view")
-            unread_sides.add(side)
+        for cut in hands_out_of_view(sides, frame_size, registration, config.hand_place):
+            problems.append(f"the {cut} player's hand lies partly outside the camera's view")
+            unread_sides.add(cut)
     u0, v0, u1, v1 = registration.extent_units
     on_marker = registration.is_on_marker(units)
     for (u, v), identity, marker in zip(units, tiles.identities, on_marker, strict=True):
