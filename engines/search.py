@@ -135,3 +135,38 @@ def distinct_explanations(
 
 
 __all__ = ["distinct_explanations", "shortest_explanations"]
+
+
+def unknowns_kept_in(seen: object, before: object, after: object, unknown: str) -> bool:
+    """Whether every place `seen` (an observation: a dataclass of tuples, strings and None,
+    nested) shows `unknown` holds the same in `before` and `after` (observations of two
+    states, shaped alike): the move between them did not touch what the camera could not
+    identify. Places `seen` does not show (None where the others hold something) are skipped;
+    shapes that differ count as touched."""
+    if seen == unknown:
+        return before == after
+    if seen is None or isinstance(seen, str):
+        return True
+    if hasattr(seen, "__dataclass_fields__"):
+        names = list(seen.__dataclass_fields__)  # type: ignore[attr-defined]
+        return all(
+            unknowns_kept_in(
+                getattr(seen, n), getattr(before, n, None), getattr(after, n, None), unknown
+            )
+            for n in names
+        )
+    if isinstance(seen, tuple):
+        if not (isinstance(before, tuple) and isinstance(after, tuple)):
+            return unknown not in _leaves(seen)
+        if not len(seen) == len(before) == len(after):
+            return unknown not in _leaves(seen)
+        return all(
+            unknowns_kept_in(s, b, a, unknown) for s, b, a in zip(seen, before, after, strict=True)
+        )
+    return True
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, tuple):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]

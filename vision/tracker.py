@@ -18,11 +18,14 @@ for the legal action sequences that produce it:
   unseen looks the same as one first throw, but has one throw less left), so the user is told
   to check. Only with frames (the hand test marks the hands);
 - exactly one, but the observation holds pieces the camera could not identify (its
-  ``has_unknown``): a ``question`` with that one candidate, for the user to confirm
-  (`TrackerConfig.confirm_unknown`). The rules can always find some legal move behind a
-  misread table: on rendered King's Breakfast games (5, tracked from pixels) a pile of
-  stacked cards read as fewer cards was explained as a pile taken or an Emerald used, and
-  applied silently in 4 of 5 games; every one of those tables showed an unidentified card;
+  ``has_unknown``) where that move changed the table: a ``question`` with that one candidate,
+  for the user to confirm (`TrackerConfig.confirm_unknown`; a move that leaves every such piece's
+  place as it was, the game's `unknowns_kept`, is applied: a Dice King penalty card on top,
+  unread from the tablet, asked about at every roll after the user had named it). The rules
+  can always find some legal move behind a misread table: on rendered King's Breakfast games
+  (5, tracked from pixels) a pile of stacked cards read as fewer cards was explained as a pile
+  taken or an Emerald used, and applied silently in 4 of 5 games; every one of those tables
+  showed an unidentified card;
 - none: when the game's explain module has `loosened(state, observation)` (Café: new guests
   let be any tile, then the hands not seen), what explains a looser reading is offered as the
   question's candidates, never applied: a misread tile (two red flags at 12 px) or a hand read
@@ -342,6 +345,8 @@ class Tracker:
             if found:
                 loosened = True
                 break
+        if unsure and len(found) == 1 and self._unknowns_kept(found[0][1], observation):
+            unsure = False  # the move left what the camera could not identify as it was
         if len(found) == 1 and not (unsure and found[0][0]) and not loosened:
             actions, state = found[0]
             if self.question is not None:
@@ -372,6 +377,13 @@ class Tracker:
         module = importlib.import_module(EXPLAIN_MODULES[self.game])
         loosen = getattr(module, "loosened", None)
         return () if loosen is None else loosen(self.state, observation)
+
+    def _unknowns_kept(self, after: Any, observation: Any) -> bool:
+        """The game's `unknowns_kept(state, after, observation)` (its explain module's), if
+        any: whether the move to `after` left every unidentified piece's place as it was."""
+        module = importlib.import_module(EXPLAIN_MODULES[self.game])
+        kept = getattr(module, "unknowns_kept", None)
+        return kept is not None and bool(kept(self.state, after, observation))
 
     def _waits_for_chance(self, state: Any) -> bool:
         """A deal or a draw under way: the rules wait for chance outcomes."""

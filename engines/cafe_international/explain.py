@@ -43,7 +43,7 @@ from engines.cafe_international.state import (
     ToBar,
 )
 from engines.errors import Problem
-from engines.search import shortest_explanations
+from engines.search import shortest_explanations, unknowns_kept_in
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 12  # a turn and up to 5 refill draws (CI-17), or several short turns in a row
@@ -410,3 +410,12 @@ __all__ = [
     "loosened",
     "observe",
 ]
+
+
+def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
+    """Whether the move from `before` to `after` left every chair and stool `observation`
+    shows as `UNKNOWN_TILE` holding the same tile: the unidentified guests played no part in it."""
+    hands = observation.hands is not None
+    return unknowns_kept_in(
+        observation, observe(before, hands=hands), observe(after, hands=hands), UNKNOWN_TILE
+    )

@@ -40,7 +40,7 @@ from engines.dice_king.state import (
     State,
 )
 from engines.errors import MalformedError, Problem
-from engines.search import distinct_explanations, shortest_explanations
+from engines.search import distinct_explanations, shortest_explanations, unknowns_kept_in
 
 MAX_STATES = 20_000  # search budget: past it, nothing explains the change (ask the user)
 MAX_ACTIONS = 14  # a take, a gift, three reveals and the next player's six dice, with room
@@ -400,3 +400,10 @@ __all__ = [
     "score_pile",
     "state_key",
 ]
+
+
+def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
+    """Whether the move from `before` to `after` left every slot `observation` shows as
+    `UNKNOWN_CARD` holding the same card: the unidentified cards played no part in it (the
+    penalty card on top, unread from the tablet, while the dice are rolled again)."""
+    return unknowns_kept_in(observation, observe(before), observe(after), UNKNOWN_CARD)

@@ -354,3 +354,40 @@ def test_ci13_a_misread_new_guest_is_offered_never_applied() -> None:
     assert after in tracker.candidate_states and tracker.state == before
     tracker.answer(tracker.candidate_states.index(after))
     assert tracker.state == after
+
+
+def test_dk7_a_move_that_leaves_an_unread_card_as_it_was_is_applied_not_confirmed() -> None:
+    """DK-7, DK-8: the penalty card on top unread from the tablet at every frame: once the
+    state knows it, a reroll (which leaves it as it was) is applied; a take whose refilled row
+    shows the new inhabitant unread is still confirmed by the user (`confirm_unknown`)."""
+    from dataclasses import replace
+
+    import engines.dice_king as dk
+    from engines.dice_king.explain import UNKNOWN_CARD
+    from engines.dice_king.explain import observe as dk_observe
+    from tests.engines.dice_king._helpers import dealt, rolled
+    from tests.engines.dice_king.test_explain_unknown import (
+        _refilled,
+        _take_position,
+        _with_new_card_unknown,
+    )
+
+    row = ("snob-1", "elf-1", "grim-elf-1", "dwarf-1", "goblin-1")
+    state = rolled(dealt(row, penalty="penalty-9"), ("1r", "1r", "3b", "4r", "5g", "6b"))
+    after = rolled(dk.apply(state, dk.Reroll(("1r", "1r"))), ("2g", "2g", "6r", "6r"))
+    tracker = Tracker("dice-king", state)
+    _feed(tracker, 0.0, 1.0, Reading(replace(dk_observe(state), penalty_top=UNKNOWN_CARD)), 12)
+    events = _feed(
+        tracker, 1.0, 1.0, Reading(replace(dk_observe(after), penalty_top=UNKNOWN_CARD)), 12
+    )
+    assert [e.kind for e in events] == ["applied"]
+    assert tracker.state == after
+
+    before, take, rng = _take_position()
+    refilled = _refilled(before, take, rng)
+    seen, _ = _with_new_card_unknown(before, refilled)
+    tracker = Tracker("dice-king", before)
+    _feed(tracker, 0.0, 1.0, Reading(dk_observe(before)), 12)
+    events = _feed(tracker, 1.0, 1.0, Reading(seen), 11)
+    assert [e.kind for e in events] == ["question"]
+    assert tracker.state == before

@@ -147,3 +147,18 @@ def test_ci2_check_observation_accepts_unknown_tiles_and_counts_none() -> None:
     bad = Observation(tuple(seated), (), ((UNKNOWN_TILE,), ()))
     assert [p.clause for p in check_observation(bad, LAYOUT)] == ["CI-2"]
     assert not observe(_state(["italy/m"])).has_unknown
+
+
+def test_ci12_a_turn_elsewhere_leaves_an_unread_guest_as_it_was() -> None:
+    """CI-12 (guests never leave), CI-13: a guest seated earlier and now unread at a1
+    (`UNKNOWN_TILE`) is untouched by a turn seating another guest at a3 (`unknowns_kept`);
+    the new guest unread at a3 is what that turn changed."""
+    from engines.cafe_international import apply
+    from engines.cafe_international.explain import unknowns_kept
+
+    state = _state(["italy/m", "china/w"])
+    after = apply(state, _seat("italy/m", "a3")[0])
+    seen = _seen(after, {"a1": UNKNOWN_TILE})
+    assert seen.has_unknown
+    assert unknowns_kept(state, after, seen)
+    assert not unknowns_kept(state, after, _seen(after, {"a3": UNKNOWN_TILE}))

@@ -165,3 +165,23 @@ def test_dk11_a_shorter_story_does_not_hide_a_penalty_behind_unknown_cards() -> 
     keys = [state_key(s) for _, s in found]
     assert len(found) > 1 and state_key(after) in keys
     assert any(isinstance(path[0], dk.Reroll) for path, _ in found)
+
+
+def test_dk7_dk8_a_reroll_leaves_the_unread_penalty_card_as_it_was() -> None:
+    """DK-7, DK-8: the face-up penalty card unread from the tablet (`UNKNOWN_CARD`) while the
+    player rolls again: the reroll leaves it where and what it was (`unknowns_kept`). A take
+    and the row's refill (DK-9, DK-12) with the new inhabitant unread does not."""
+    from engines.dice_king.explain import unknowns_kept
+    from tests.engines.dice_king._helpers import dealt, rolled
+
+    row = ("snob-1", "elf-1", "grim-elf-1", "dwarf-1", "goblin-1")
+    state = rolled(dealt(row, penalty="penalty-9"), ("1r", "1r", "3b", "4r", "5g", "6b"))
+    after = rolled(dk.apply(state, dk.Reroll(("1r", "1r"))), ("2g", "2g", "6r", "6r"))
+    seen = replace(observe(after), penalty_top=UNKNOWN_CARD)
+    assert seen.has_unknown
+    assert unknowns_kept(state, after, seen)
+    assert unknowns_kept(state, after, replace(seen, row=(UNKNOWN_CARD,) * 5))  # the row stays
+    before, take, rng = _take_position()
+    refilled = _refilled(before, take, rng)
+    new_card_unread, _ = _with_new_card_unknown(before, refilled)
+    assert not unknowns_kept(before, refilled, replace(new_card_unread, dice=refilled.dice))
