@@ -362,6 +362,7 @@ class Tracker:
                     events.append(Event("unseen", observation=observation))
             return events
         if found or self.question is None:
+            found = [*found, *self._variants(found)]
             self.question = Event(
                 "question",
                 candidates=tuple(tuple(path) for path, _ in found),
@@ -377,6 +378,14 @@ class Tracker:
         module = importlib.import_module(EXPLAIN_MODULES[self.game])
         loosen = getattr(module, "loosened", None)
         return () if loosen is None else loosen(self.state, observation)
+
+    def _variants(self, found: Sequence[tuple[Any, Any]]) -> Sequence[tuple[Any, Any]]:
+        """The game's `unseen_throws(found)` (its explain module's), if any: what a question's
+        candidates would be with a step the camera cannot see between two glances (a Dice
+        King reroll), offered beside them."""
+        module = importlib.import_module(EXPLAIN_MODULES[self.game])
+        variants = getattr(module, "unseen_throws", None)
+        return () if variants is None or not found else variants(found)
 
     def _unknowns_kept(self, after: Any, observation: Any) -> bool:
         """The game's `unknowns_kept(state, after, observation)` (its explain module's), if

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from engines.dice_king.catalogue import DICE, Deck, parse_reading, penalties, villages
-from engines.dice_king.rules import _apply, chance_outcomes, is_over, legal_actions
+from engines.dice_king.rules import _apply, chance_outcomes, is_legal, is_over, legal_actions
 from engines.dice_king.scoring import KingdomScore, score_kingdom
 from engines.dice_king.state import (
     ROW_SLOTS,
@@ -407,3 +407,35 @@ def unknowns_kept(before: State, after: State, observation: Observation) -> bool
     `UNKNOWN_CARD` holding the same card: the unidentified cards played no part in it (the
     penalty card on top, unread from the tablet, while the dice are rolled again)."""
     return unknowns_kept_in(observation, observe(before), observe(after), UNKNOWN_CARD)
+
+
+def unseen_throws(
+    found: Sequence[tuple[tuple[Action, ...], State]],
+) -> list[tuple[tuple[Action, ...], State]]:
+    """Each candidate of a question that ends on a throw, thrown once more unseen (DK-8: all six
+    dice rolled again, showing the same readings), where the rules allow another throw and no
+    candidate already leads there: a throw and a reroll caught between two glances look like
+    one throw, and the only trace is one reroll fewer left. Offered beside the candidates, never
+    applied (the tracker's questions): the user, who knows how often they threw, taps it."""
+    keys = {state_key(state) for _, state in found}
+    out: list[tuple[tuple[Action, ...], State]] = []
+    for path, state in found:
+        if not path or not isinstance(path[-1], RollDie) or state.to_roll or not state.dice:
+            continue
+        again = Reroll(())
+        if not is_legal(state, again):
+            continue
+        actions: list[Action] = [again]
+        thrown = _apply(state, again)
+        for reading in sorted(state.dice):
+            roll = RollDie(reading)
+            if not is_legal(thrown, roll):
+                break
+            actions.append(roll)
+            thrown = _apply(thrown, roll)
+        else:
+            key = state_key(thrown)
+            if key not in keys and sorted(thrown.dice) == sorted(state.dice):
+                keys.add(key)
+                out.append((tuple(path) + tuple(actions), thrown))
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -391,3 +392,36 @@ def test_dk7_a_move_that_leaves_an_unread_card_as_it_was_is_applied_not_confirme
     events = _feed(tracker, 1.0, 1.0, Reading(seen), 11)
     assert [e.kind for e in events] == ["question"]
     assert tracker.state == before
+
+
+def test_dk8_a_question_also_offers_the_throw_with_a_reroll_unseen() -> None:
+    """DK-8, DK-11: a penalty taken, the new top penalty card unread, the next player's dice
+    thrown: the rules cannot tell which penalty card came up (a question), nor whether the
+    dice were thrown once or thrown and rerolled between two glances; each candidate is also
+    offered thrown once more (`unseen_throws`), so the true story is one tap away."""
+    import engines.dice_king as dk
+    from engines.dice_king.explain import UNKNOWN_CARD, state_key
+    from engines.dice_king.explain import observe as dk_observe
+
+    for seed in range(200):
+        rng = random.Random(seed)
+        state = dk.new_game(["Anna", "Ben", "Cleo"])
+        while dk.is_chance_node(state) and not dk.is_over(state):
+            state = dk.apply(state, random_step(dk, state, rng))
+        if dk.TakePenalty() in dk.legal_actions(state):
+            break
+    else:
+        pytest.fail("no penalty to take in the seeded games")
+    after = dk.apply(state, dk.TakePenalty())
+    while dk.is_chance_node(after) and not dk.is_over(after):
+        after = dk.apply(after, random_step(dk, after, rng))
+    seen = replace(dk_observe(after), penalty_top=UNKNOWN_CARD)
+    tracker = Tracker("dice-king", state)
+    _feed(tracker, 0.0, 1.0, Reading(dk_observe(state)), 12)
+    events = _feed(tracker, 1.0, 1.0, Reading(seen), 12)
+    assert [e.kind for e in events] == ["question"]
+    states = tracker.candidate_states
+    once = [s for s in states if s.rolls_done == after.rolls_done]
+    twice = [s for s in states if s.rolls_done == after.rolls_done + 1]
+    assert len(once) >= 2 and len(twice) == len(once)  # every penalty card, thrown once or twice
+    assert state_key(after) in {state_key(s) for s in once}

@@ -162,3 +162,32 @@ def test_dk24_every_step_of_a_game_is_explained() -> None:
         found = explain_states(tracked, observe(truth), visited=True)
         assert [state_key(s) for _, s in found] == [state_key(truth)]
         tracked = found[0][1]
+
+
+def test_dk8_a_first_throw_may_have_been_a_throw_and_a_reroll_unseen() -> None:
+    """DK-8: six dice seen after a turn began are one throw (the explanation), or a throw and
+    a reroll of all six caught between two glances (`unseen_throws`: the same dice, one reroll
+    fewer left), offered beside it; after the last allowed throw there is no such variant."""
+    from engines.dice_king.explain import unseen_throws
+
+    start = _turn_start()
+    thrown = start
+    for reading in ("1r", "2g", "3b", "4r", "5g", "6b"):
+        thrown = dk.apply(thrown, RollDie(reading))
+    found = explain_states(start, observe(thrown), visited=True)
+    variants = unseen_throws(found)
+    assert len(variants) == 1
+    path, state = variants[0]
+    assert path[: len(found[0][0])] == found[0][0] and path[len(found[0][0])] == Reroll(())
+    assert state.rolls_done == thrown.rolls_done + 1
+    assert sorted(state.dice) == sorted(thrown.dice) and observe(state) == observe(thrown)
+    replayed = start
+    for action in path:
+        replayed = dk.apply(replayed, action)  # a legal story, action by action
+    assert state_key(replayed) == state_key(state)
+    last = thrown
+    while last.rolls_done < last.rolls_allowed:
+        last = dk.apply(last, Reroll(()))
+        for reading in ("1r", "2g", "3b", "4r", "5g", "6b"):
+            last = dk.apply(last, RollDie(reading))
+    assert unseen_throws([((RollDie("6b"),), last)]) == []
