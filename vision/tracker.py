@@ -28,8 +28,10 @@ for the legal action sequences that produce it:
   showed an unidentified card;
 - none: when the game's explain module has `loosened(state, observation)` (Café: new guests
   let be any tile, then the hands not seen), what explains a looser reading is offered as the
-  question's candidates, never applied: a misread tile (two red flags at 12 px) or a hand read
-  a tile short then costs the user one tap, not the whole move entered by hand;
+  question's candidates, never applied (and so is what its `loose_explanations` finds with a
+  step the camera missed: a Dice King reroll before a take): a misread tile (two red flags at
+  12 px) or a hand read a tile short then costs the user one tap, not the whole move entered
+  by hand;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
   answers (`answer`, `correct`), later stable observations are still tried against the confirmed
   state; one that is explained withdraws the question (a table caught half-way through a move).
@@ -345,6 +347,10 @@ class Tracker:
             if found:
                 loosened = True
                 break
+        if not found and not first:
+            # ... or what a step the camera missed would explain (a Dice King reroll)
+            found = list(self._loose_explanations(observation, visited))
+            loosened = bool(found)
         if unsure and len(found) == 1 and self._unknowns_kept(found[0][1], observation):
             unsure = False  # the move left what the camera could not identify as it was
         if len(found) == 1 and not (unsure and found[0][0]) and not loosened:
@@ -386,6 +392,13 @@ class Tracker:
         module = importlib.import_module(EXPLAIN_MODULES[self.game])
         variants = getattr(module, "unseen_throws", None)
         return () if variants is None or not found else variants(found)
+
+    def _loose_explanations(self, observation: Any, visited: bool) -> Sequence[tuple[Any, Any]]:
+        """The game's `loose_explanations(state, observation, visited=…)` (its explain
+        module's), if any: what explains `observation` with a step the camera missed."""
+        module = importlib.import_module(EXPLAIN_MODULES[self.game])
+        loose = getattr(module, "loose_explanations", None)
+        return () if loose is None else loose(self.state, observation, visited=visited)
 
     def _unknowns_kept(self, after: Any, observation: Any) -> bool:
         """The game's `unknowns_kept(state, after, observation)` (its explain module's), if

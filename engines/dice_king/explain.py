@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engines.dice_king.catalogue import DICE, Deck, parse_reading, penalties, villages
+from engines.dice_king.catalogue import ALL_READINGS, DICE, Deck, parse_reading, penalties, villages
 from engines.dice_king.rules import _apply, chance_outcomes, is_legal, is_over, legal_actions
 from engines.dice_king.scoring import KingdomScore, score_kingdom
 from engines.dice_king.state import (
@@ -439,3 +439,48 @@ def unseen_throws(
                 keys.add(key)
                 out.append((tuple(path) + tuple(actions), thrown))
     return out
+
+
+# throws tried, per question, for dice under which each of the roller's choices is legal
+UNSEEN_REROLL_TRIES = 600
+
+
+def loose_explanations(
+    before: State, after: Observation, *, visited: bool = False
+) -> list[tuple[tuple[Action, ...], State]]:
+    """What explains `after` once the roller in `before` rerolled all six dice unseen (DK-8)
+    and then chose: when nothing explains it from `before` itself, the camera may have missed
+    the last reroll, whose dice then decided what could be taken (a penalty, DK-11, only when
+    no requirement is met). Their dice leave no trace once the choice is made, so one throw per
+    choice stands for them all: for every choice some seeded throw allows (a take of each
+    face-up inhabitant, the penalty), the explanations from there, the reroll and its throw in
+    front. Offered to the user as a question's candidates, never applied."""
+    if before.phase is not Phase.ROLL or before.to_roll or len(before.dice) != DICE:
+        return []
+    again = Reroll(())
+    if not is_legal(before, again):
+        return []
+    rng = _seeded_throws(before)
+    rerolled = _apply(before, again)
+    tried: set[frozenset[Any]] = set()
+    found: dict[Any, tuple[tuple[Action, ...], State]] = {}
+    for _ in range(UNSEEN_REROLL_TRIES):
+        dice = sorted(rng.choice(ALL_READINGS) for _ in range(DICE))
+        thrown = rerolled
+        for reading in dice:
+            thrown = _apply(thrown, RollDie(reading))
+        choices = frozenset(a for a in legal_actions(thrown) if not isinstance(a, Reroll))
+        if choices in tried:
+            continue
+        tried.add(choices)
+        prefix: tuple[Action, ...] = (again, *(RollDie(r) for r in dice))
+        for path, state in explain_states(thrown, after, visited=visited):
+            found.setdefault(state_key(state), (prefix + tuple(path), state))
+    return list(found.values())
+
+
+def _seeded_throws(state: State) -> Any:
+    """A generator seeded by the state (the same question offers the same candidates)."""
+    import random
+
+    return random.Random(repr(state_key(state)))

@@ -425,3 +425,23 @@ def test_dk8_a_question_also_offers_the_throw_with_a_reroll_unseen() -> None:
     twice = [s for s in states if s.rolls_done == after.rolls_done + 1]
     assert len(once) >= 2 and len(twice) == len(once)  # every penalty card, thrown once or twice
     assert state_key(after) in {state_key(s) for s in once}
+
+
+def test_dk11_what_a_missed_reroll_explains_is_offered_never_applied() -> None:
+    """DK-8, DK-11: nothing explains the table from the dice seen; what explains it with a
+    reroll the camera missed (`loose_explanations`) is the question's candidates, and the
+    tracker keeps the confirmed state until the user picks one."""
+    from engines.dice_king.explain import observe as dk_observe
+    from engines.dice_king.explain import state_key
+    from tests.engines.dice_king.test_explain import missed_reroll_before_penalty
+
+    before, truth = missed_reroll_before_penalty()
+    tracker = Tracker("dice-king", before)
+    _feed(tracker, 0.0, 1.0, Reading(dk_observe(before)), 12)
+    events = _feed(tracker, 1.0, 1.0, Reading(dk_observe(truth)), 12)
+    assert [e.kind for e in events] == ["question"]
+    assert tracker.state == before
+    keys = [state_key(s) for s in tracker.candidate_states]
+    assert state_key(truth) in keys
+    tracker.answer(keys.index(state_key(truth)))
+    assert state_key(tracker.state) == state_key(truth)

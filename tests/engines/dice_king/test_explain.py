@@ -191,3 +191,47 @@ def test_dk8_a_first_throw_may_have_been_a_throw_and_a_reroll_unseen() -> None:
         for reading in ("1r", "2g", "3b", "4r", "5g", "6b"):
             last = dk.apply(last, RollDie(reading))
     assert unseen_throws([((RollDie("6b"),), last)]) == []
+
+
+def missed_reroll_before_penalty() -> tuple[dk.State, dk.State]:
+    """(before, truth): the roller's dice meet a requirement (no penalty may be taken with
+    them, DK-11); a reroll the camera missed met none, the penalty was taken, the row refilled
+    and the next player threw (DK-8, DK-12)."""
+    for seed in range(300):
+        rng = random.Random(seed)
+        before = _settle(_turn_start(seed % 7), rng)
+        if before.phase is not Phase.ROLL or TakePenalty() in dk.legal_actions(before):
+            continue
+        if Reroll(()) not in dk.legal_actions(before):
+            continue
+        for _ in range(200):
+            rerolled = _settle(dk.apply(before, Reroll(())), rng)
+            if TakePenalty() in dk.legal_actions(rerolled):
+                break
+        else:
+            continue
+        truth = _settle(dk.apply(rerolled, TakePenalty()), rng)
+        if truth.phase is Phase.ROLL and not dk.is_over(truth):
+            return before, truth
+    pytest.fail("no missed reroll before a penalty in the seeded games")
+
+
+def test_dk8_dk11_a_reroll_missed_before_a_penalty_is_found_loosely() -> None:
+    """DK-8, DK-11: nothing explains a penalty taken after a reroll the camera missed from the
+    dice seen (`explain_states`); `loose_explanations` puts an unseen reroll in front and
+    finds it."""
+    from engines.dice_king.explain import loose_explanations
+
+    before, truth = missed_reroll_before_penalty()
+    seen = observe(truth)
+    assert explain_states(before, seen, visited=True) == []
+    loose = loose_explanations(before, seen, visited=True)
+    assert state_key(truth) in {state_key(state) for _, state in loose}
+    for path, state in loose:
+        assert path[0] == Reroll(())  # the missed reroll comes first
+        replayed = before
+        for action in path:
+            replayed = dk.apply(replayed, action)  # a legal story, action by action
+        assert state_key(replayed) == state_key(state)
+    half = dk.apply(before, Reroll(()))  # six dice to roll: no throw to have been missed
+    assert half.to_roll and loose_explanations(half, seen) == []
