@@ -661,18 +661,23 @@ def hands_out_of_view(
     place: tuple[float, float, float] | None,
 ) -> list[str]:
     """The `sides` whose hand place (`hand_place_units`) the frame (width, height) does not
-    wholly show."""
+    wholly show. A corner beyond the table plane's horizon (its projective weight of the other
+    sign than the board's centre's) is not shown, wherever its division would put it."""
     if place is None or not sides:
         return []
     width, height = frame_size
+    h = np.asarray(registration.homography, np.float64)
+    u0, v0, u1, v1 = registration.extent_units
+    centre_w = float(h[2] @ np.array([(u0 + u1) / 2, (v0 + v1) / 2, 1.0]))
     out = []
     for side in sides:
         corners = hand_place_units(side, registration.extent_units, place)
-        px = cv2.perspectiveTransform(
-            corners.reshape(-1, 1, 2).astype(np.float64), registration.homography
-        ).reshape(-1, 2)
+        mapped = np.column_stack([corners, np.ones(len(corners))]) @ h.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            px = mapped[:, :2] / mapped[:, 2:]
         inside = (px[:, 0] >= 0) & (px[:, 0] < width) & (px[:, 1] >= 0) & (px[:, 1] < height)
-        if not (np.isfinite(px).all() and inside.all()):
+        ahead = mapped[:, 2] * centre_w > 0
+        if not (np.isfinite(px).all() and (inside & ahead).all()):
             out.append(side)
     return out
 

@@ -118,6 +118,24 @@ def test_ci6_a_hand_whose_place_the_frame_cuts_is_not_read() -> None:
     assert unchecked.observation.hands[0] == ("cuba/w",)
 
 
+def test_ci6_a_hand_place_beyond_the_horizon_is_out_of_view() -> None:
+    """A steep view whose horizon runs between the board and the far hand place: the far
+    place's corners map behind the camera (their division lands them inside the frame, upside
+    down), and that hand is out of view; the near one is in it."""
+    from vision.readers.cafe_international import Registration, hands_out_of_view
+
+    extent = layout_extent(LAYOUT_JSON)
+    v0 = extent[1]
+    # weight w = 0.3 + (v - v0) / 100: positive over the board, negative from 30 units beyond
+    # its far side, so the whole far hand place (60-140 units beyond) is behind the camera;
+    # there x and y are negative too, and their quotients land inside the frame
+    homography = np.array([[1.0, 2.0, -400.0], [0.0, 1.0, 0.0], [0.0, 0.01, 0.3 - 0.01 * v0]])
+    registration = Registration(homography, extent)
+    size = (100_000, 100_000)
+    assert hands_out_of_view(("near", "far"), size, registration, (60.0, 140.0, 110.0)) == ["far"]
+    assert hands_out_of_view(("near",), size, registration, None) == []
+
+
 def test_ci6_an_unreadable_hand_leaves_that_hand_unread_not_the_board() -> None:
     """CI-6: a tile beside the board that cannot be identified makes that player's hand unknown
     (None, with the reason and the side in `seen`), while the other hands and the board's
