@@ -725,10 +725,12 @@ def read_table(
     problems: list[str] = []
     unread_sides: set[str] = set()  # a hand with a tile that could not be read
     board_problems: list[str] = []  # from detections on the board: replaced by the slots'
+    out_of_view: list[str] = []  # also told as notes: moving the tablet fixes it
     if n_players:
         for cut in hands_out_of_view(sides, frame_size, registration, config.hand_place):
-            problems.append(f"the {cut} player's hand lies partly outside the camera's view")
+            out_of_view.append(f"the {cut} player's hand lies partly outside the camera's view")
             unread_sides.add(cut)
+        problems.extend(out_of_view)
     u0, v0, u1, v1 = registration.extent_units
     on_marker = registration.is_on_marker(units)
     for (u, v), identity, marker in zip(units, tiles.identities, on_marker, strict=True):
@@ -798,7 +800,7 @@ def read_table(
         seen["hands_unread"] = list(hands_unread)
         seen["hands_unread_sides"] = [side for side in sides if side in unread_sides]
     # taken but not identified: information for the user, not a reason to refuse the board
-    notes = [f"a tile on chair {c} could not be identified" for c in unknown_chairs]
+    notes = out_of_view + [f"a tile on chair {c} could not be identified" for c in unknown_chairs]
     notes += [f"a tile on bar stool {n} could not be identified" for n in unknown_stools]
     if unknown_chairs:
         seen["unidentified_chairs"] = unknown_chairs

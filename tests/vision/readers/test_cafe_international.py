@@ -104,6 +104,8 @@ def test_ci6_a_hand_whose_place_the_frame_cuts_is_not_read() -> None:
     assert reading.observation.hands == (None, ("uk/m",), ("joker/m",), ("india/w",))
     assert reading.seen["hands_unread_sides"] == ["near"]
     assert "outside the camera's view" in reading.seen["hands_unread"][0]
+    # told on the table screen (its first note): moving the tablet fixes it
+    assert reading.seen["notes"] == ["the near player's hand lies partly outside the camera's view"]
     whole = read_table(detections(tiles), SIZE, _registration(), LAYOUT, LAYOUT_JSON, n_players=4)
     assert whole.observation.hands == (("cuba/w",), ("uk/m",), ("joker/m",), ("india/w",))
     unchecked = read_table(
