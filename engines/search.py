@@ -134,15 +134,12 @@ def distinct_explanations(
     return found
 
 
-__all__ = ["distinct_explanations", "shortest_explanations"]
-
-
 def unknowns_kept_in(seen: object, before: object, after: object, unknown: str) -> bool:
     """Whether every place `seen` (an observation: a dataclass of tuples, strings and None,
     nested) shows `unknown` holds the same in `before` and `after` (observations of two
     states, shaped alike): the move between them did not touch what the camera could not
     identify. Places `seen` does not show (None where the others hold something) are skipped;
-    shapes that differ count as touched."""
+    where the shapes differ, any unknown in `seen` counts as touched."""
     if seen == unknown:
         return before == after
     if seen is None or isinstance(seen, str):
@@ -170,3 +167,10 @@ def _leaves(value: object) -> list[object]:
     if isinstance(value, tuple):
         return [leaf for item in value for leaf in _leaves(item)]
     return [value]
+
+
+__all__ = [
+    "distinct_explanations",
+    "shortest_explanations",
+    "unknowns_kept_in",
+]

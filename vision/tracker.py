@@ -378,33 +378,33 @@ class Tracker:
             events.append(self.question)
         return events
 
+    def _hook(self, name: str) -> Callable[..., Any] | None:
+        """The game's explain module's optional function `name`, or None when it has none."""
+        return getattr(importlib.import_module(EXPLAIN_MODULES[self.game]), name, None)
+
     def _loosen(self, observation: Any) -> Sequence[Any]:
-        """The game's `loosened(state, observation)` (its explain module's), if any: looser
-        and looser readings of `observation`."""
-        module = importlib.import_module(EXPLAIN_MODULES[self.game])
-        loosen = getattr(module, "loosened", None)
+        """The game's `loosened(state, observation)`, if any: looser and looser readings of
+        `observation`."""
+        loosen = self._hook("loosened")
         return () if loosen is None else loosen(self.state, observation)
 
     def _variants(self, found: Sequence[tuple[Any, Any]]) -> Sequence[tuple[Any, Any]]:
-        """The game's `unseen_throws(found)` (its explain module's), if any: what a question's
-        candidates would be with a step the camera cannot see between two glances (a Dice
-        King reroll), offered beside them."""
-        module = importlib.import_module(EXPLAIN_MODULES[self.game])
-        variants = getattr(module, "unseen_throws", None)
+        """The game's `unseen_throws(found)`, if any: what a question's candidates would be
+        with a step the camera cannot see between two glances (a Dice King reroll), offered
+        beside them."""
+        variants = self._hook("unseen_throws")
         return () if variants is None or not found else variants(found)
 
     def _loose_explanations(self, observation: Any, visited: bool) -> Sequence[tuple[Any, Any]]:
-        """The game's `loose_explanations(state, observation, visited=…)` (its explain
-        module's), if any: what explains `observation` with a step the camera missed."""
-        module = importlib.import_module(EXPLAIN_MODULES[self.game])
-        loose = getattr(module, "loose_explanations", None)
+        """The game's `loose_explanations(state, observation, visited=…)`, if any: what
+        explains `observation` with a step the camera missed."""
+        loose = self._hook("loose_explanations")
         return () if loose is None else loose(self.state, observation, visited=visited)
 
     def _unknowns_kept(self, after: Any, observation: Any) -> bool:
-        """The game's `unknowns_kept(state, after, observation)` (its explain module's), if
-        any: whether the move to `after` left every unidentified piece's place as it was."""
-        module = importlib.import_module(EXPLAIN_MODULES[self.game])
-        kept = getattr(module, "unknowns_kept", None)
+        """The game's `unknowns_kept(state, after, observation)`, if any: whether the move to
+        `after` left every unidentified piece's place as it was."""
+        kept = self._hook("unknowns_kept")
         return kept is not None and bool(kept(self.state, after, observation))
 
     def _waits_for_chance(self, state: Any) -> bool:

@@ -400,6 +400,15 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
+def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
+    """Whether the move from `before` to `after` left every chair and stool `observation`
+    shows as `UNKNOWN_TILE` holding the same tile: the unidentified guests played no part in it."""
+    hands = observation.hands is not None
+    return unknowns_kept_in(
+        observation, observe(before, hands=hands), observe(after, hands=hands), UNKNOWN_TILE
+    )
+
+
 __all__ = [
     "MAX_ACTIONS",
     "UNKNOWN_TILE",
@@ -409,13 +418,5 @@ __all__ = [
     "explain_states",
     "loosened",
     "observe",
+    "unknowns_kept",
 ]
-
-
-def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
-    """Whether the move from `before` to `after` left every chair and stool `observation`
-    shows as `UNKNOWN_TILE` holding the same tile: the unidentified guests played no part in it."""
-    hands = observation.hands is not None
-    return unknowns_kept_in(
-        observation, observe(before, hands=hands), observe(after, hands=hands), UNKNOWN_TILE
-    )

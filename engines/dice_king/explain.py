@@ -20,6 +20,7 @@ fitting cards are several explanations (the user is asked), never a silent pick.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -387,21 +388,6 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
-__all__ = [
-    "MAX_ACTIONS",
-    "UNKNOWN_CARD",
-    "Observation",
-    "check_kingdom",
-    "check_observation",
-    "explain",
-    "explain_states",
-    "matches",
-    "observe",
-    "score_pile",
-    "state_key",
-]
-
-
 def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
     """Whether the move from `before` to `after` left every slot `observation` shows as
     `UNKNOWN_CARD` holding the same card: the unidentified cards played no part in it (the
@@ -435,7 +421,7 @@ def unseen_throws(
             thrown = _apply(thrown, roll)
         else:
             key = state_key(thrown)
-            if key not in keys and sorted(thrown.dice) == sorted(state.dice):
+            if key not in keys:
                 keys.add(key)
                 out.append((tuple(path) + tuple(actions), thrown))
     return out
@@ -479,8 +465,25 @@ def loose_explanations(
     return list(found.values())
 
 
-def _seeded_throws(state: State) -> Any:
+def _seeded_throws(state: State) -> random.Random:
     """A generator seeded by the state (the same question offers the same candidates)."""
-    import random
-
     return random.Random(repr(state_key(state)))
+
+
+__all__ = [
+    "MAX_ACTIONS",
+    "UNKNOWN_CARD",
+    "UNSEEN_REROLL_TRIES",
+    "Observation",
+    "check_kingdom",
+    "check_observation",
+    "explain",
+    "explain_states",
+    "loose_explanations",
+    "matches",
+    "observe",
+    "score_pile",
+    "state_key",
+    "unknowns_kept",
+    "unseen_throws",
+]
