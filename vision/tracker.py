@@ -26,12 +26,11 @@ for the legal action sequences that produce it:
   (5, tracked from pixels) a pile of stacked cards read as fewer cards was explained as a pile
   taken or an Emerald used, and applied silently in 4 of 5 games; every one of those tables
   showed an unidentified card;
-- none: when the game's explain module has `loosened(state, observation)` (Café: new guests
-  let be any tile, then the hands not seen), what explains a looser reading is offered as the
-  question's candidates, never applied (and so is what its `loose_explanations` finds with a
-  step the camera missed: a Dice King reroll before a take): a misread tile (two red flags at
-  12 px) or a hand read a tile short then costs the user one tap, not the whole move entered
-  by hand;
+- none: when the game's explain module has `loose_explanations(state, observation, …)`,
+  what it finds (Café: what explains a looser reading, `loosened`: new guests let be any tile,
+  then the hands not seen; Dice King: a reroll the camera missed before a take) is offered as
+  the question's candidates, never applied: a misread tile (two red flags at 12 px) or a hand
+  read a tile short then costs the user one tap, not the whole move entered by hand;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user
   answers (`answer`, `correct`), later stable observations are still tried against the confirmed
   state; one that is explained withdraws the question (a table caught half-way through a move).
@@ -340,15 +339,9 @@ class Tracker:
         events: list[Event] = []
         unsure = self.config.confirm_unknown and bool(getattr(observation, "has_unknown", False))
         loosened = False
-        for looser in self._loosen(observation) if not found and not first else ():
-            # nothing explains what was read: what a misread would hide is offered to the
-            # user (one tap instead of entering the move), never applied
-            found = self.explain_states(self.state, looser, visited=visited)
-            if found:
-                loosened = True
-                break
         if not found and not first:
-            # ... or what a step the camera missed would explain (a Dice King reroll)
+            # nothing explains what was read: what a misread or a missed step would hide is
+            # offered to the user (one tap instead of entering the move), never applied
             found = list(self._loose_explanations(observation, visited))
             loosened = bool(found)
         if unsure and len(found) == 1 and self._unknowns_kept(found[0][1], observation):
@@ -382,12 +375,6 @@ class Tracker:
         """The game's explain module's optional function `name`, or None when it has none."""
         return getattr(importlib.import_module(EXPLAIN_MODULES[self.game]), name, None)
 
-    def _loosen(self, observation: Any) -> Sequence[Any]:
-        """The game's `loosened(state, observation)`, if any: looser and looser readings of
-        `observation`."""
-        loosen = self._hook("loosened")
-        return () if loosen is None else loosen(self.state, observation)
-
     def _variants(self, found: Sequence[tuple[Any, Any]]) -> Sequence[tuple[Any, Any]]:
         """The game's `unseen_throws(found)`, if any: what a question's candidates would be
         with a step the camera cannot see between two glances (a Dice King reroll), offered
@@ -396,10 +383,13 @@ class Tracker:
         return () if variants is None or not found else variants(found)
 
     def _loose_explanations(self, observation: Any, visited: bool) -> Sequence[tuple[Any, Any]]:
-        """The game's `loose_explanations(state, observation, visited=…)`, if any: what
-        explains `observation` with a step the camera missed."""
+        """The game's `loose_explanations(state, observation, visited=…, explain=…)`, if any:
+        what explains a looser reading of `observation`, or one with a step the camera missed;
+        its searches go through `explain_states` (the app's worker process)."""
         loose = self._hook("loose_explanations")
-        return () if loose is None else loose(self.state, observation, visited=visited)
+        if loose is None:
+            return ()
+        return loose(self.state, observation, visited=visited, explain=self.explain_states)
 
     def _unknowns_kept(self, after: Any, observation: Any) -> bool:
         """The game's `unknowns_kept(state, after, observation)`, if any: whether the move to

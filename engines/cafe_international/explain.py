@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from engines.cafe_international.catalogue import (
@@ -400,6 +400,26 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
+Explanations = list[tuple[tuple[Action, ...], State]]
+
+
+def loose_explanations(
+    before: State,
+    after: Observation,
+    *,
+    visited: bool = False,
+    explain: Callable[..., Explanations] = explain_states,
+) -> Explanations:
+    """What explains the first of `loosened(before, after)` that anything explains (searched
+    with `explain`: the app's runs in a worker process), or nothing. Offered to the user as a
+    question's candidates, never applied."""
+    for looser in loosened(before, after):
+        found = explain(before, looser, visited=visited)
+        if found:
+            return list(found)
+    return []
+
+
 def unknowns_kept(before: State, after: State, observation: Observation) -> bool:
     """Whether the move from `before` to `after` left every chair and stool `observation`
     shows as `UNKNOWN_TILE` holding the same tile: the unidentified guests played no part in it."""
@@ -416,6 +436,7 @@ __all__ = [
     "check_observation",
     "explain",
     "explain_states",
+    "loose_explanations",
     "loosened",
     "observe",
     "unknowns_kept",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -432,7 +432,11 @@ UNSEEN_REROLL_TRIES = 600
 
 
 def loose_explanations(
-    before: State, after: Observation, *, visited: bool = False
+    before: State,
+    after: Observation,
+    *,
+    visited: bool = False,
+    explain: Callable[..., list[tuple[tuple[Action, ...], State]]] = explain_states,
 ) -> list[tuple[tuple[Action, ...], State]]:
     """What explains `after` once the roller in `before` rerolled all six dice unseen (DK-8)
     and then chose: when nothing explains it from `before` itself, the camera may have missed
@@ -440,7 +444,8 @@ def loose_explanations(
     no requirement is met). Their dice leave no trace once the choice is made, so one throw per
     choice stands for them all: for every choice some seeded throw allows (a take of each
     face-up inhabitant, the penalty), the explanations from there, the reroll and its throw in
-    front. Offered to the user as a question's candidates, never applied."""
+    front (searched with `explain`: the app's runs in a worker process). Offered to the user as
+    a question's candidates, never applied."""
     if before.phase is not Phase.ROLL or before.to_roll or len(before.dice) != DICE:
         return []
     again = Reroll(())
@@ -460,7 +465,7 @@ def loose_explanations(
             continue
         tried.add(choices)
         prefix: tuple[Action, ...] = (again, *(RollDie(r) for r in dice))
-        for path, state in explain_states(thrown, after, visited=visited):
+        for path, state in explain(thrown, after, visited=visited):
             found.setdefault(state_key(state), (prefix + tuple(path), state))
     return list(found.values())
 

@@ -47,14 +47,10 @@ def read_table(
     zones = zones or default_zones(GAME, n_players=n_players)
     centres = card_centres(detections)
     where = zones.zone_of(centres, frame_size)
-    dice_centres = np.asarray(
-        [
-            c
-            for c, z, k in zip(centres, where, detections.kinds, strict=True)
-            if z == "dice" and k == "die"
-        ],
-        np.float64,
-    ).reshape(-1, 2)
+    in_dice_zone = np.array([zone == "dice" for zone in where], bool)
+    dice_centres = np.asarray(centres, np.float64).reshape(-1, 2)[
+        in_dice_zone & (detections.kinds == "die")
+    ]
     places: dict[str, list[str]] = {}
     dice: list[str] = []
     problems: list[str] = []
