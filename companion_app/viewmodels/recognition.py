@@ -333,11 +333,20 @@ class Recognition:
             close()
 
 
-# The piece reader (`vision.piece_reader`, about 1 ms a piece on one thread) is off on the live
-# table, where the app votes over frames: Dice King demo previews with it 18.0, 20.2, 18.2, 20.1,
-# 21.5 FPS (perception latency 122-126 ms), without it 21.9, 23.0, 22.8 (95-107 ms), changes
-# recognised no better (2-3 of 6 against 3-4), on this 2-core machine. Photos and `detect` use it.
-LIVE_PIECE_READER = "off"
+# The piece reader (`vision.piece_reader`, about 1 ms a piece on one thread) on the live table,
+# per game. King's Breakfast and Café: stacked cards and 12-15 px hand tiles the gallery leaves
+# unnamed are named by it. Rendered King's Breakfast frames (3 games, every 6th move, 221
+# cards): found cards named 100 -> 180 of 196, wrong 2 -> 2; tracked pixel games (800 x 600,
+# seeds 8,000,000+): King's Breakfast 3 x 30 moves 10.3 -> 9.3 questions a game; Café 3 x 30
+# moves 4.67 -> 2.67, 5 whole games 14.2 -> 11.4 (half-seen moves told 5.0 -> 0.4 a game);
+# final states all right, none silently wrong. Dice King: off (20 whole games 5.30 -> 5.45
+# questions a game, its dice are the bottleneck), where it cost frames: demo previews 18.0-21.5
+# FPS with it, 21.9-23.0 without, on this 2-core machine. Photos and `detect` always use it.
+LIVE_PIECE_READER: dict[str, str] = {
+    "kings-breakfast": "first",
+    "cafe-international": "first",
+    "dice-king": "off",
+}
 
 
 # Dice King's rolling area is looked at again, enlarged this much, with this margin around the
@@ -400,7 +409,7 @@ def live_perception_config(game: str, zones: Any = None) -> Any:
         top_face_disagreement=0.5,
         second_look=False,
         outline_look=False,
-        piece_reader=LIVE_PIECE_READER,
+        piece_reader=LIVE_PIECE_READER.get(game, "off"),
         # one game's pieces are of one kind (the detector mixes them up when they are small),
         # and a piece boxed twice is one piece: tracked pixel games (seeds 8,000,000+, 20 final
         # frames), questions a game 20.6 -> 18.4 (King's Breakfast, 5 games), 23.5 -> 13.0

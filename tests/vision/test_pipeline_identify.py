@@ -11,7 +11,7 @@ import pytest
 
 from tests.vision.test_detections import make
 from vision.detections import Detections
-from vision.pipeline import Perception
+from vision.pipeline import Perception, PerceptionConfig
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
@@ -549,3 +549,50 @@ def test_one_piece_with_two_names_keeps_neither() -> None:
     )
     result = perception.identify(np.zeros((80, 160, 3), np.uint8), detections)
     assert list(result.identities) == [None, wine]
+
+
+@needs_models
+def test_kb15_the_live_table_names_stacked_cards_the_gallery_leaves_unnamed() -> None:
+    """KB-15: the king's area and the offer lie in columns of overlapping cards, small from the
+    tablet; the live King's Breakfast config lets the piece reader name the cards the gallery
+    match leaves unnamed (a strip of a card is too little for it), naming none wrong."""
+    import dataclasses
+    import random
+
+    import engines.kings_breakfast as kb
+    from companion_app.viewmodels.recognition import live_perception_config
+    from datasets.state_render import render_state
+    from engines.api import random_step
+    from vision.gallery import default_gallery
+    from vision.identify import Identifier
+    from vision.voting import box_iou
+
+    rng = random.Random(8_000_001)
+    state = kb.new_game(["Anna", "Ben", "Cleo", "Dan"])
+    while sum(state.king) < 10 or sum(state.offer) < 6:  # piles in the king's area, an offer
+        state = kb.apply(state, random_step(kb, state, rng))
+    image, truth = render_state("kings-breakfast", state, 8_000_001)
+    cards = [o for o in truth["objects"] if o["kind"] == "card" and o["target"] and o["face_up"]]
+    true_boxes = np.array([o["box"] for o in cards], float)
+    live = live_perception_config("kings-breakfast")
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+
+    def named(config: PerceptionConfig) -> tuple[int, int]:
+        perception = Perception(config, identifier=identifier, games=["kings-breakfast"])
+        detections = perception.process(image)
+        right = wrong = 0
+        for box, identity in zip(detections.boxes_xyxy, detections.identities, strict=True):
+            overlap = box_iou(box[None], true_boxes)[0]
+            if identity is None or overlap.max() < 0.4:
+                continue
+            if identity == cards[int(overlap.argmax())]["identity"]:
+                right += 1
+            else:
+                wrong += 1
+        return right, wrong
+
+    right, wrong = named(live)
+    gallery_right, gallery_wrong = named(dataclasses.replace(live, piece_reader="off"))
+    assert len(cards) >= 15
+    assert right >= gallery_right + 3 and right >= 0.75 * len(cards)
+    assert wrong <= gallery_wrong
