@@ -47,6 +47,7 @@ from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import quad_overlap
 from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
+from vision.penalty_seal import PENALTY_PREFIX, read_seal
 from vision.piece_reader import FACE_READER_MODELS, PieceReader, PieceReaderConfig, PieceReadings
 from vision.pips import PipCounterConfig, count_pips
 from vision.rectify import quad_in_box
@@ -270,6 +271,13 @@ class PerceptionConfig:
             too small to be pieces are the readers' to set aside (`vision.readers.
             spread_pieces`, which keeps parts that together span a piece). None (default):
             never.
+        penalty_seals: (least correlation, least margin, least odds) for the seal printed on
+            the companion art's Dice King penalty cards (`vision.penalty_seal`): after the face
+            readers (`first` mode), a card named a penalty card whose seal reads another value
+            that surely (the correlation and its lead over the next value's) loses its name,
+            and an unnamed card that the piece reader finds at least the least odds likely to
+            show a penalty face is named the value its seal reads that surely. None
+            (default): never.
     """
 
     detector: DetectorConfig = field(default_factory=DetectorConfig)
@@ -325,6 +333,7 @@ class PerceptionConfig:
     table_like_margin: float | None = None
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
+    penalty_seals: tuple[float, float, float] | None = None
 
 
 PIECE_READER_MODES = ("first", "after", "off")
@@ -935,6 +944,8 @@ class Perception:
                 detections, matches = self._read_faces(
                     frame, detections, matches, odds, prefix, limit
                 )
+            if self.config.penalty_seals is not None:
+                detections, matches = self._read_seals(frame, detections, matches, odds)
             if self.config.foreign_faces_from is not None:
                 with np.errstate(invalid="ignore"):
                     alien = foreign >= self.config.foreign_faces_from  # NaN: not read
@@ -1337,6 +1348,60 @@ class Perception:
                 continue
             identities[row], scores[row] = faces.classes[best][0], float(p[best])
             matches[int(row)] = _reader_match(faces, p)
+        return detections.with_fields(identities=identities, identity_scores=scores), matches
+
+    def _read_seals(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        matches: list[Match | None],
+        odds: np.ndarray,
+    ) -> tuple[Detections, list[Match | None]]:
+        """`penalty_seals`: Dice King penalty cards checked, and unnamed likely ones named, by
+        the value printed in their seal (`vision.penalty_seal.read_seal`)."""
+        assert self.config.penalty_seals is not None
+        least_score, least_margin, least_odds = self.config.penalty_seals
+        reader = self.piece_reader
+        if (
+            reader is None
+            or odds.shape[1] != len(reader.classes)
+            or "dice-king" not in (self._reader_games() or ())
+        ):  # not asked (an enrolled game): its printing is not the companion art
+            return detections, matches
+        columns = [
+            k
+            for k, group in enumerate(reader.classes)
+            if group and group[0].startswith(PENALTY_PREFIX)
+        ]
+        family = np.nan_to_num(odds[:, columns].sum(axis=1), nan=0.0)
+        identities = detections.identities.copy()
+        scores = detections.identity_scores.copy()
+        matches = list(matches)
+        for row in range(len(detections)):
+            identity = identities[row]
+            named = identity is not None and str(identity).startswith(PENALTY_PREFIX)
+            if detections.kinds[row] != "card" or not (
+                named or (identity is None and family[row] >= least_odds)
+            ):
+                continue
+            seal = read_seal(frame, detections.corners_px[row])
+            if seal is None or seal.score < least_score or seal.margin < least_margin:
+                continue  # no whole seal in sight, or not sure: the readers' word stands
+            if named:
+                if identity not in seal.identities:  # the print says another value
+                    identities[row], scores[row], matches[row] = None, 0.0, None
+                continue
+            identities[row], scores[row] = seal.identities[0], seal.score
+            matches[row] = Match(
+                seal.identities[0],
+                seal.score,
+                seal.margin,
+                0,
+                seal.identities[0],
+                "companion",
+                ((seal.identities[0], seal.score),),
+                seal.identities,
+            )
         return detections.with_fields(identities=identities, identity_scores=scores), matches
 
     def _face_family(self, prefix: str) -> float:

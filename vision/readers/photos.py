@@ -260,6 +260,17 @@ PHOTO_TABLE_LIKE_SURE_NAMES: dict[str, tuple[float, float]] = {"tile": (0.999, 0
 # boxes left on 60 validation tables a game, boxes on no piece that large: King's Breakfast 22
 # of 32, Dice King 2 of 19; true pieces or parts of them: none of 54).
 PHOTO_OVERSIZED: float | None = 1.45
+# A Dice King penalty card's value is checked against the seal printed on it
+# (`PerceptionConfig.penalty_seals`: least correlation, least lead over the next value, least
+# piece-reader odds of a penalty face for an unnamed card). Every card detected on a penalty
+# card or named one in the photos of validation tables: seeds 8,000,040+ (150 tables, 1,470
+# cards), the seal read sure on 842 true penalty cards, all right, 6 of them cards the readers
+# had left unnamed (a plain "-1" and "-2" each read as the other value) and one they had named
+# a value too low ("-3" as a 2 at 0.98); seeds 8,000,200+ (200 tables, 2,016 cards): 1,156
+# sure, one wrong, corners spanning two cards (the seal beside it read): hence the seal must
+# lie on the card's middle line, as wide as a seal. Every photo right / refused / wrong:
+# 505 / 17 / 0 -> 507 / 15 / 0 and 674 / 26 / 0 -> 675 / 25 / 0; cards named wrong 2 -> 0.
+PHOTO_PENALTY_SEALS: tuple[float, float, float] | None = (0.85, 0.1, 0.5)
 # Dice King's faces differ in small print: penalty cards only in their number and crowns (DK-3),
 # inhabitants and villages in a value, a name or a dice rule; the gallery and the piece reader
 # (64 px) misread them now and then (penalty names standing only when the piece reader gave
@@ -432,6 +443,7 @@ def perception_for(game: str | None) -> Any:
         table_like_margin=PHOTO_TABLE_LIKE_MARGIN,
         table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         oversized=PHOTO_OVERSIZED,
+        penalty_seals=PHOTO_PENALTY_SEALS,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(
@@ -512,6 +524,7 @@ __all__ = [
     "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
     "PHOTO_NEAR_SURE_PIECES",
+    "PHOTO_PENALTY_SEALS",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
