@@ -26,6 +26,9 @@ for the legal action sequences that produce it:
   (5, tracked from pixels) a pile of stacked cards read as fewer cards was explained as a pile
   taken or an Emerald used, and applied silently in 4 of 5 games; every one of those tables
   showed an unidentified card;
+- exactly one that the game's explain module's `confirm_first(path)` holds back (King's
+  Breakfast: food taken from the king's area, which a pile read a card short looks like): a
+  ``question`` with that one candidate, as above;
 - none: when the game's explain module has `loose_explanations(state, observation, …)`,
   what it finds (Café: what explains a looser reading, `loosened`: new guests let be any tile,
   then the hands not seen; Dice King: a reroll the camera missed before a take) is offered as
@@ -346,6 +349,8 @@ class Tracker:
             loosened = bool(found)
         if unsure and len(found) == 1 and self._unknowns_kept(found[0][1], observation):
             unsure = False  # the move left what the camera could not identify as it was
+        if len(found) == 1 and self._confirm_first(found[0][0]):
+            unsure = True  # a move a misread table looks like: the user confirms it
         if len(found) == 1 and not (unsure and found[0][0]) and not loosened:
             actions, state = found[0]
             if self.question is not None:
@@ -390,6 +395,12 @@ class Tracker:
         if loose is None:
             return ()
         return loose(self.state, observation, visited=visited, explain=self.explain_states)
+
+    def _confirm_first(self, path: Sequence[Any]) -> bool:
+        """The game's `confirm_first(path)`, if any: whether that one explanation is asked
+        about rather than applied (a move a misread table looks like)."""
+        confirm = self._hook("confirm_first")
+        return confirm is not None and bool(confirm(path))
 
     def _unknowns_kept(self, after: Any, observation: Any) -> bool:
         """The game's `unknowns_kept(state, after, observation)`, if any: whether the move to

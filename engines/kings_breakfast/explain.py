@@ -25,7 +25,15 @@ from dataclasses import dataclass, replace
 from engines.errors import MalformedError, Problem
 from engines.kings_breakfast.catalogue import CARDS, CATALOGUE, EMERALD, EMERALD_INDEX, FOODS
 from engines.kings_breakfast.rules import _apply_unchecked, legal_actions
-from engines.kings_breakfast.state import Action, DealCard, DrawCard, DrawnCard, Phase, State
+from engines.kings_breakfast.state import (
+    Action,
+    DealCard,
+    DrawCard,
+    DrawnCard,
+    Phase,
+    State,
+    UseEmerald,
+)
 from engines.search import shortest_explanations
 
 #: explanations longer than this are not searched (a whole deal of 5 players plus a turn)
@@ -317,6 +325,16 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
+def confirm_first(path: Sequence[Action]) -> bool:
+    """Whether the one explanation `path` is put to the user rather than applied: it takes
+    food out of the king's area (KB-13, the Emerald action; KB-16: nothing else does). A pile
+    the camera reads a card or two short looks just like that, and the rules always find an
+    Emerald to account for it (drawn unseen and used at once, KB-12): on rendered games
+    tracked from pixels (3 x 30 moves, 2 s of still table after each) 3 moves were applied
+    silently wrong that way. The Emerald action is rare (5 Emeralds a game): a tap each."""
+    return any(isinstance(action, UseEmerald) for action in path)
+
+
 def public_actions(path: Sequence[Action]) -> list[str]:
     """A path as the table saw it: a hidden draw is written ``drawn ?`` (KB-11)."""
     out = []
@@ -334,6 +352,7 @@ __all__ = [
     "MAX_ACTIONS",
     "Observation",
     "check_observation",
+    "confirm_first",
     "explain",
     "explain_states",
     "observe",

@@ -445,3 +445,41 @@ def test_dk11_what_a_missed_reroll_explains_is_offered_never_applied() -> None:
     assert state_key(truth) in keys
     tracker.answer(keys.index(state_key(truth)))
     assert state_key(tracker.state) == state_key(truth)
+
+
+def _emerald_usable() -> kb.State:
+    """A seeded game's first table where the player to act may use an Emerald (KB-13)."""
+    from engines.kings_breakfast.state import UseEmerald
+
+    rng = random.Random(4)
+    state = kb.new_game(["Anna", "Ben", "Cleo"])
+    while not any(isinstance(a, UseEmerald) for a in kb.legal_actions(state)):
+        state = kb.apply(state, random_step(kb, state, rng))
+    return state
+
+
+def test_kb13_the_emerald_action_is_confirmed_not_applied() -> None:
+    """KB-13/KB-16: the Emerald action is the only move that takes food out of the king's
+    area, and a pile the camera reads a card or two short looks just like it: its one
+    explanation is put to the user (a question with that one candidate), never applied
+    silently; a pile taken from the offer (KB-10) is applied as before."""
+    from engines.kings_breakfast.state import UseEmerald
+
+    state = _emerald_usable()
+    use = next(a for a in kb.legal_actions(state) if isinstance(a, UseEmerald))
+    after = kb.apply(state, use)
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 9)
+    events = _feed(tracker, 1.0, 1.0, Reading(observe(after)), 7)
+    assert [e.kind for e in events] == ["question"]
+    assert events[0].candidates == ((use,),)
+    assert tracker.state == state
+    tracker.answer(0)
+    assert public_key(tracker.state) == public_key(after)
+    take = next(a for a in kb.legal_actions(state) if isinstance(a, TakePile))
+    taken = kb.apply(state, take)
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(observe(state)), 9)
+    events = _feed(tracker, 1.0, 1.0, Reading(observe(taken)), 7)
+    assert [e.kind for e in events] == ["applied"]
+    assert public_key(tracker.state) == public_key(taken)

@@ -96,3 +96,22 @@ def test_unseen_pieces_are_forgotten_and_dice_pass_through() -> None:
     assert out.identities[0] is None and out.kinds[0] == "die"
     tracker.reset()
     assert len(tracker) == 0
+
+
+def test_a_piece_replaced_where_it_lay_takes_its_new_identity_after_two_frames() -> None:
+    """A tile drawn into a hand's emptied place, a pile dealt anew: a long-seen piece identified
+    as another one two frames in a row is that other piece (`replaced_after`); without it the
+    old tally held for many frames, the piece passing through "unknown" on the way."""
+    old, new = "cafe-international/italy/w", "cafe-international/china/m"
+    for replaced_after, frames_to_flip in ((2, 2), (None, None)):
+        tracker = VoteTracker(VotingConfig(replaced_after=replaced_after))
+        for _ in range(20):
+            tracker.update(frame_of([((50, 50), "tile", old, 0.9)]))
+        seen = [
+            tracker.update(frame_of([((50, 50), "tile", new, 0.9)])).identities[0] for _ in range(4)
+        ]
+        if frames_to_flip is None:
+            assert new not in seen  # 4 frames are not enough for the old tally to be outvoted
+        else:
+            assert seen[: frames_to_flip - 1] == [old] * (frames_to_flip - 1)
+            assert seen[frames_to_flip - 1 :] == [new] * (5 - frames_to_flip)
