@@ -85,6 +85,21 @@ unread: at 800x600 a die in the rolling area could not be read in 530 of the set
 3 games). At 1280x960, the size the app asks the camera for, Dice King (20 games): settled
 frames read 4,438 of 9,408 (800x600: 3,526), 4.65 questions a game, the truth among them 14 %,
 none silently wrong (3 games of 30 moves: 874 of 930 read, 2.0 questions a game).
+On 2026-12-07 the piece reader joined the live King's Breakfast and Café tables, and the votes
+over frames let a piece replaced where it lay take its new name after two frames (before, a
+long-seen piece took about 9 frames, so a table still for 0.8 s rarely gave a stable reading
+and the tracker skipped moves, catching up later by chaining turns or asking the whole state).
+8 still frames, whole games: Café (5) 19.0 questions a game, the truth among the candidates
+87 % (70 waiting for draws), told 0.8; Dice King (20) 6.25, 12 %, told 0.65 (before: 5.3,
+13 %, told 2.55). With ``--still-frames 20`` (2 s, closer to players at a table), Café (5):
+20.6 a game, the truth among them 91 %, unread-table warnings 1.2 a game (the old votes: 21.8,
+85 %, 33.2 warnings); Dice King (20) 7.2 a game, the truth among them 12 %, warnings 1.0 a
+game (the old votes: 7.05, 13 %, 3.45); King's Breakfast (3 games of 30 moves) 28 a game, the
+truth among them 1 %: nearly every settled reading undercounts a pile of stacked cards (on 15
+rendered tables of those games, cards whose centre lies within 14 px of another's, under 1.4
+of the detector's cells at its 640 px input, were found 79 % of the time, 18-25 px apart
+96 %, 40 px or more all), none silently wrong since the Emerald action is confirmed
+(`engines.kings_breakfast.explain.confirm_first`).
 ``--max-moves N`` stops each game after N moves and compares the tracked state with the truth
 at that point (a quick run); the header says which cut was used.
 
