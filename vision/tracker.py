@@ -29,6 +29,9 @@ for the legal action sequences that produce it:
 - exactly one that the game's explain module's `confirm_first(path)` holds back (King's
   Breakfast: food taken from the king's area, which a pile read a card short looks like): a
   ``question`` with that one candidate, as above;
+- none, and the game's explain module's `partial_view(state, observation)` holds (King's
+  Breakfast: the confirmed table with a pile read short, every pile still seen): nothing moved,
+  nothing is asked (a card under another that the detector missed is no move);
 - none: when the game's explain module has `loose_explanations(state, observation, …)`,
   what it finds (Café: what explains a looser reading, `loosened`: new guests let be any tile,
   then the hands not seen; Dice King: a reroll the camera missed before a take) is offered as
@@ -342,6 +345,8 @@ class Tracker:
         events: list[Event] = []
         unsure = self.config.confirm_unknown and bool(getattr(observation, "has_unknown", False))
         loosened = False
+        if not found and not first and self._partial_view(observation):
+            return events  # the confirmed table with a pile read short: nothing moved
         if not found and not first:
             # nothing explains what was read: what a misread or a missed step would hide is
             # offered to the user (one tap instead of entering the move), never applied
@@ -395,6 +400,12 @@ class Tracker:
         if loose is None:
             return ()
         return loose(self.state, observation, visited=visited, explain=self.explain_states)
+
+    def _partial_view(self, observation: Any) -> bool:
+        """The game's `partial_view(state, observation)`, if any: whether nothing explains
+        `observation` only because it shows the confirmed table with pieces missed."""
+        partial = self._hook("partial_view")
+        return partial is not None and bool(partial(self.state, observation))
 
     def _confirm_first(self, path: Sequence[Any]) -> bool:
         """The game's `confirm_first(path)`, if any: whether that one explanation is asked

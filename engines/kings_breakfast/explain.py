@@ -325,6 +325,31 @@ def explain(
     return [path for path, _ in explain_states(before, after, visited=visited)]
 
 
+def partial_view(state: State, observation: Observation) -> bool:
+    """Whether `observation` could be `state`'s table with some stacked cards not seen: no pile
+    of the offer or the king's area seen with more cards than `state` holds, every pile it holds
+    seen (a card of it identified, or an unidentified card that could be it), the Emeralds as
+    they are. Cards only ever leave a zone a whole pile at a time (KB-10, KB-15) or two from
+    the king's area with an Emerald that leaves the table too (KB-13): such a reading shows no
+    move, only a pile read short (a card under another missed by the detector)."""
+    shown = observe(state)
+    if observation == shown:
+        return False
+    if (observation.emeralds, observation.revealed) != (shown.emeralds, shown.revealed):
+        return False
+    zones = (
+        (observation.offer, shown.offer, observation.offer_unknown),
+        (observation.king, shown.king, observation.king_unknown),
+    )
+    for seen, held, unknown in zones:
+        if any(s > h for s, h in zip(seen, held, strict=True)):
+            return False
+        unseen_piles = sum(1 for s, h in zip(seen, held, strict=True) if h and not s)
+        if unseen_piles > unknown or sum(seen) + unknown > sum(held):
+            return False
+    return True
+
+
 def confirm_first(path: Sequence[Action]) -> bool:
     """Whether the one explanation `path` is put to the user rather than applied: it takes
     food out of the king's area (KB-13, the Emerald action; KB-16: nothing else does). A pile
@@ -356,6 +381,7 @@ __all__ = [
     "explain",
     "explain_states",
     "observe",
+    "partial_view",
     "public_actions",
     "public_key",
     "shows",

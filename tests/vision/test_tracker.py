@@ -479,3 +479,24 @@ def test_kb13_the_emerald_action_is_confirmed_not_applied() -> None:
             assert tracker.state == state
             tracker.answer(0)
         assert public_key(tracker.state) == public_key(after)
+
+
+def test_kb10_a_settled_table_with_a_pile_read_short_asks_nothing() -> None:
+    """KB-10: stacked cards the detector misses make a pile read short; the confirmed table
+    read that way shows no move (`partial_view`), so the tracker neither asks nor applies
+    anything; a pile then taken is explained and applied as usual."""
+    state = _dealt()
+    shown = observe(state)
+    big = next(i for i, n in enumerate(shown.offer) if n >= 2)
+    offer = list(shown.offer)
+    offer[big] -= 1
+    short = replace(shown, offer=tuple(offer))
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(shown), 9)
+    assert _feed(tracker, 1.0, 1.0, Reading(short), 8) == []
+    assert tracker.state == state and tracker.question is None
+    take = TakePile(kb.FOODS[big])
+    after = kb.apply(state, take)
+    events = _feed(tracker, 2.0, 1.0, Reading(observe(after)), 9)
+    assert [e.kind for e in events] == ["applied"]
+    assert public_key(tracker.state) == public_key(after)

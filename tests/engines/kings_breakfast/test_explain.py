@@ -144,3 +144,33 @@ def test_kb9_every_settled_step_of_a_game_is_explained(seed: int) -> None:
         found = explain_states(tracked, observe(truth), visited=True)
         assert [public_key(s) for _, s in found].count(public_key(truth)) == 1
         tracked = next(s for _, s in found if public_key(s) == public_key(truth))
+
+
+def test_kb10_kb15_a_pile_read_short_is_a_partial_view_a_pile_gone_is_not() -> None:
+    """KB-10/KB-15/KB-13: cards leave a zone a whole pile at a time, or two from the king's
+    area with an Emerald leaving the table; so the confirmed table with a pile read a card
+    short is a partial view (nothing moved), while a pile gone, a pile larger than it is, an
+    Emerald gone, or the table as it is, is not."""
+    from dataclasses import replace
+
+    from engines.kings_breakfast.explain import partial_view
+
+    state = _dealt()
+    shown = observe(state)
+    big = next(i for i, n in enumerate(shown.offer) if n >= 2)
+    small = next(i for i, n in enumerate(shown.offer) if n and i != big)
+
+    def offer_with(index: int, count: int) -> Observation:
+        offer = list(shown.offer)
+        offer[index] = count
+        return replace(shown, offer=tuple(offer))
+
+    assert partial_view(state, offer_with(big, shown.offer[big] - 1))
+    assert not partial_view(state, shown)
+    assert not partial_view(state, offer_with(small, 0))  # a pile taken (KB-10)
+    assert not partial_view(state, offer_with(big, shown.offer[big] + 1))
+    short = offer_with(big, shown.offer[big] - 1)
+    assert not partial_view(state, replace(short, emeralds=shown.emeralds + 1))
+    # an unidentified card may stand for a pile not otherwise seen
+    gone = offer_with(small, 0)
+    assert partial_view(state, replace(gone, offer_unknown=1))
