@@ -34,7 +34,8 @@ for the legal action sequences that produce it:
   nothing is asked (a card under another that the detector missed is no move);
 - none: when the game's explain module has `loose_explanations(state, observation, …)`,
   what it finds (Café: what explains a looser reading, `loosened`: new guests let be any tile,
-  then the hands not seen; Dice King: a reroll the camera missed before a take) is offered as
+  then the hands not seen; Dice King: a reroll the camera missed before a take; King's
+  Breakfast: the move with piles read short, `partial_view` of where it leads) is offered as
   the question's candidates, never applied: a misread tile (two red flags at 12 px) or a hand
   read a tile short then costs the user one tap, not the whole move entered by hand;
 - none or several: a ``question`` event lists the candidates and the tracker waits. Until the user

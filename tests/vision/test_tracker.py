@@ -500,3 +500,23 @@ def test_kb10_a_settled_table_with_a_pile_read_short_asks_nothing() -> None:
     events = _feed(tracker, 2.0, 1.0, Reading(observe(after)), 9)
     assert [e.kind for e in events] == ["applied"]
     assert public_key(tracker.state) == public_key(after)
+
+
+def test_kb10_a_pile_taken_while_another_reads_short_is_offered_not_applied() -> None:
+    """KB-10: a pile taken while the camera reads another pile a card short: nothing explains
+    the reading exactly; the move that leads to a table it shows with piles read short
+    (`loose_explanations`) is offered as the question's candidate, never applied."""
+    state = _dealt()
+    shown = observe(state)
+    big = next(i for i, n in enumerate(shown.offer) if n >= 2)
+    taken = next(i for i, n in enumerate(shown.offer) if n and i != big)
+    after = kb.apply(state, TakePile(kb.FOODS[taken]))
+    offer = list(observe(after).offer)
+    offer[big] -= 1
+    short = replace(observe(after), offer=tuple(offer))
+    tracker = Tracker("kings-breakfast", state)
+    _feed(tracker, 0.0, 1.0, Reading(shown), 9)
+    events = _feed(tracker, 1.0, 1.0, Reading(short), 8)
+    assert [e.kind for e in events] == ["question"]
+    assert (TakePile(kb.FOODS[taken]),) in events[0].candidates
+    assert tracker.state == state
