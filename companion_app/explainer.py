@@ -41,6 +41,13 @@ def _explain(module_name: str, before: Any, after: Any, visited: bool) -> Any:
     return importlib.import_module(module_name).explain_states(before, after, visited=visited)
 
 
+def _loose(module_name: str, before: Any, after: Any, visited: bool) -> Any:
+    """Runs in the worker process: the game's `loose_explanations`, searching with its own
+    `explain_states` (none: nothing)."""
+    loose = getattr(importlib.import_module(module_name), "loose_explanations", None)
+    return [] if loose is None else loose(before, after, visited=visited)
+
+
 class ProcessExplainer:
     """``explain_states(before, after, *, visited)`` of `game`, run in a worker process.
 
@@ -50,7 +57,6 @@ class ProcessExplainer:
 
     def __init__(self, game: str) -> None:
         self.module_name = EXPLAIN_MODULES[game]
-        self._local = importlib.import_module(self.module_name).explain_states
         self._pool: ProcessPoolExecutor | None = None
         self._local_only = False
         self._guard = threading.Lock()
@@ -76,15 +82,24 @@ class ProcessExplainer:
         self._local_only = True
 
     def __call__(self, before: Any, after: Any, *, visited: bool = False) -> Any:
+        return self._run(_explain, before, after, visited)
+
+    def loose(self, before: Any, after: Any, *, visited: bool = False) -> Any:
+        """The game's `loose_explanations(before, after, visited=…)` in the worker (what
+        explains a looser reading: King's Breakfast's searches its own way, which would hold
+        the interpreter lock here for a fraction of a second)."""
+        return self._run(_loose, before, after, visited)
+
+    def _run(self, function: Any, before: Any, after: Any, visited: bool) -> Any:
         pool = self._executor()
         if pool is not None:
             try:
-                return pool.submit(_explain, self.module_name, before, after, visited).result()
+                return pool.submit(function, self.module_name, before, after, visited).result()
             except (BrokenProcessPool, OSError, RuntimeError) as error:
                 with self._guard:
                     self._fail(error)
                     self._pool = None
-        return self._local(before, after, visited=visited)
+        return function(self.module_name, before, after, visited)
 
     def close(self) -> None:
         """Stop the worker process (idempotent); a later search runs in this process."""

@@ -246,7 +246,9 @@ class Tracker:
         game: the contract game name.
         state: the confirmed engine state.
         config: thresholds.
-        explain_states: the engine's explainer (default: the game's `explain.explain_states`).
+        explain_states: the engine's explainer (default: the game's `explain.explain_states`);
+            one with a `loose(before, after, *, visited)` method also runs the game's
+            `loose_explanations` (the app's `companion_app.explainer.ProcessExplainer`).
     """
 
     game: str
@@ -397,6 +399,9 @@ class Tracker:
         """The game's `loose_explanations(state, observation, visited=…, explain=…)`, if any:
         what explains a looser reading of `observation`, or one with a step the camera missed;
         its searches go through `explain_states` (the app's worker process)."""
+        in_worker = getattr(self.explain_states, "loose", None)
+        if callable(in_worker):  # the explainer runs the whole loose search (a worker process)
+            return list(in_worker(self.state, observation, visited=visited))
         loose = self._hook("loose_explanations")
         if loose is None:
             return ()

@@ -63,3 +63,28 @@ def test_a_dead_worker_falls_back_to_searching_here(caplog: pytest.LogCaptureFix
 def test_an_unknown_game_is_refused() -> None:
     with pytest.raises(KeyError):
         ProcessExplainer("chess")
+
+
+def test_kb10_the_worker_runs_the_loose_search_as_the_engine_does() -> None:
+    """KB-10: a pile taken while another pile reads a card short: the worker's `loose` gives
+    the engine's `loose_explanations`, the move among them."""
+    from dataclasses import replace
+
+    from engines.kings_breakfast.explain import loose_explanations
+    from engines.kings_breakfast.state import TakePile
+
+    _, state = _deal()
+    shown = observe(state)
+    big = next(i for i, n in enumerate(shown.offer) if n >= 2)
+    taken = next(i for i, n in enumerate(shown.offer) if n and i != big)
+    after = observe(kb.apply(state, TakePile(kb.FOODS[taken])))
+    offer = list(after.offer)
+    offer[big] -= 1
+    short = replace(after, offer=tuple(offer))
+    explainer = ProcessExplainer("kings-breakfast")
+    try:
+        got = explainer.loose(state, short, visited=False)
+    finally:
+        explainer.close()
+    assert got == loose_explanations(state, short, visited=False)
+    assert (TakePile(kb.FOODS[taken]),) in [path for path, _ in got]
