@@ -377,10 +377,11 @@ def loose_explanations(
 ) -> list[tuple[tuple[Action, ...], State]]:
     """The shortest action sequences from `before` to a state that `after` shows or shows
     with piles read short (`partial_view`): what nothing explains exactly because the camera
-    missed stacked cards. Offered to the user as a question's candidates, never applied. Searched
-    here, not with `explain` (the app's worker runs `explain_states`, whose target is an exact
-    observation). On rendered games tracked from pixels (3 x 30 moves, 67 questions nothing
-    explained) the true move was among these 42 times, at 0.17 s a search."""
+    missed stacked cards. Offered to the user as a question's candidates, never applied. It
+    searches on its own, not with `explain` (whose target is an exact observation); the app runs
+    the whole of it in its rule-search worker. On rendered games tracked from pixels (3 x 30
+    moves, 67 questions nothing explained) the true move was among these 42 times, at 0.17 s
+    a search."""
     del explain
     return shortest_explanations(
         before,
