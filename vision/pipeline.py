@@ -1285,18 +1285,11 @@ class Perception:
         """Pieces named a face of `prefix`, or that the piece reader finds at least
         `face_family` likely to show one, named by `prefix`'s face reader when it gives a face
         at least `limit`, else left unnamed (`PerceptionConfig.face_readers`)."""
+        family = self._family_odds(odds, prefix)
         reader = self.piece_reader
-        game = prefix.partition("/")[0]
-        if (
-            reader is None
-            or odds.shape[1] != len(reader.classes)
-            or game not in (self._reader_games() or ())
-        ):  # not asked (an enrolled game): its printing is not the companion art
+        if family is None or reader is None:
             return detections, matches
-        columns = [
-            k for k, group in enumerate(reader.classes) if group and group[0].startswith(prefix)
-        ]
-        family = np.nan_to_num(odds[:, columns].sum(axis=1), nan=0.0)
+        game = prefix.partition("/")[0]
         named = np.array([str(i).startswith(prefix) for i in detections.identities], bool)
         rows = np.flatnonzero(
             np.isin(detections.kinds, ("card", "tile"))
@@ -1361,19 +1354,9 @@ class Perception:
         the value printed in their seal (`vision.penalty_seal.read_seal`)."""
         assert self.config.penalty_seals is not None
         least_score, least_margin, least_odds = self.config.penalty_seals
-        reader = self.piece_reader
-        if (
-            reader is None
-            or odds.shape[1] != len(reader.classes)
-            or "dice-king" not in (self._reader_games() or ())
-        ):  # not asked (an enrolled game): its printing is not the companion art
+        family = self._family_odds(odds, PENALTY_PREFIX)
+        if family is None:
             return detections, matches
-        columns = [
-            k
-            for k, group in enumerate(reader.classes)
-            if group and group[0].startswith(PENALTY_PREFIX)
-        ]
-        family = np.nan_to_num(odds[:, columns].sum(axis=1), nan=0.0)
         identities = detections.identities.copy()
         scores = detections.identity_scores.copy()
         matches = list(matches)
@@ -1403,6 +1386,22 @@ class Perception:
                 seal.identities,
             )
         return detections.with_fields(identities=identities, identity_scores=scores), matches
+
+    def _family_odds(self, odds: np.ndarray, prefix: str) -> np.ndarray | None:
+        """Each row's piece-reader odds of a face whose identity starts with `prefix`; None
+        when the reader was not asked about the prefix's game (an enrolled game: its printing
+        is not the companion art)."""
+        reader = self.piece_reader
+        if (
+            reader is None
+            or odds.shape[1] != len(reader.classes)
+            or prefix.partition("/")[0] not in (self._reader_games() or ())
+        ):
+            return None
+        columns = [
+            k for k, group in enumerate(reader.classes) if group and group[0].startswith(prefix)
+        ]
+        return np.nan_to_num(odds[:, columns].sum(axis=1), nan=0.0)
 
     def _face_family(self, prefix: str) -> float:
         """`face_family` for `prefix`'s face reader."""

@@ -249,9 +249,12 @@ def shows(state: State, observation: Observation) -> bool:
     return extra_food + dealt_emeralds == observation.offer_unknown
 
 
-def _steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
+def _steps(
+    state: State, target: Observation, *, short_piles: bool = False
+) -> Iterable[tuple[Action, State]]:
     """The actions worth trying from `state` towards `target` (chance outcomes pruned by it),
-    each with the state to apply it to."""
+    each with the state to apply it to. With `short_piles` (`target`'s piles may be read
+    short), a deal may also add cards of any food the offer shows, not only up to its count."""
     if state.phase == Phase.DEAL:
         # cards dealt beyond what the offer shows identified: each must be an unknown card
         beyond = max(0, state.emeralds_on_table - target.emeralds) + sum(
@@ -263,9 +266,11 @@ def _steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
         for index, card in enumerate(CARDS):
             if index == EMERALD_INDEX:
                 have, want = state.emeralds_on_table, target.emeralds
+                wanted = have < want or (spare and not short_piles)
             else:
                 have, want = state.offer[index], target.offer[index]
-            wanted = have < want or spare
+                short = short_piles and (want > 0 or target.offer_unknown > 0)
+                wanted = have < want or spare or short
             if not wanted:
                 continue
             source: State | None = state
@@ -350,24 +355,6 @@ def partial_view(state: State, observation: Observation) -> bool:
     return True
 
 
-def _loose_steps(state: State, target: Observation) -> Iterable[tuple[Action, State]]:
-    """`_steps`, but a deal may also add cards of any food the offer shows (its pile may be
-    read short), not only up to the count seen."""
-    if state.phase != Phase.DEAL:
-        yield from _steps(state, target)
-        return
-    for index, card in enumerate(CARDS):
-        if index == EMERALD_INDEX:
-            wanted = state.emeralds_on_table < target.emeralds
-        else:
-            wanted = target.offer[index] > 0 or target.offer_unknown > 0
-        source: State | None = state
-        if wanted and not state.deck[index]:
-            source = _swap_stand_in(state, index) if index != EMERALD_INDEX else None
-        if wanted and source is not None:
-            yield DealCard(card), source
-
-
 def loose_explanations(
     before: State,
     after: Observation,
@@ -387,7 +374,7 @@ def loose_explanations(
         before,
         successors=lambda state: (
             (action, _apply_unchecked(source, action))
-            for action, source in _loose_steps(state, after)
+            for action, source in _steps(state, after, short_piles=True)
         ),
         shows_observation=lambda state: (
             state.phase != Phase.DRAW and (shows(state, after) or partial_view(state, after))
