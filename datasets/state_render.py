@@ -416,15 +416,18 @@ def render_state(
     size: tuple[int, int] = SIZE,
     hands: Sequence[tuple[float, float]] = (),
     split: str = "eval",
+    camera: Camera | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Render `state` of `game` as the tablet at the table's edge sees it.
 
     Returns the BGR uint8 image and the truth: one renderer record per piece, the camera and
     the state as JSON. `hands` are table points that hands reach for (occluding pieces).
+    `camera` replaces the game's `table_camera` (training scenes vary the tablet's pose).
     """
     rng = np.random.default_rng([int(seed), 17])
     pieces = place_state(game, state, rng)
-    camera = table_camera(game, size, rng)
+    placed_camera = table_camera(game, size, rng)
+    camera = placed_camera if camera is None else camera
     distractors = [hand_over(rng, target) for target in hands]
     rendered = render_pieces(pieces, distractors, environment(camera, rng, split))
     truth = _truth(

@@ -83,7 +83,11 @@ def _dice_scene(rng: np.random.Generator, split: str) -> Any:
 CLOSE_DICE_CAMERA = CameraRanges(
     tilt_deg=(0.0, 65.0), framing=(0.45, 1.0), distance_mm=(80.0, 500.0)
 )
-MIXES = ("default", "dice-close", "spreads", "kingdoms")
+MIXES = ("default", "dice-close", "spreads", "kingdoms", "states")
+# a live table's game (`states` mix): random steps played from the start, up to this many
+STATE_STEPS = 220
+# players at a live table, per game (within each game's rules: KB-3, and Café's and Dice King's)
+STATE_PLAYERS = {"kings-breakfast": (3, 5), "cafe-international": (2, 4), "dice-king": (2, 5)}
 # a scoring photo's pieces (`datasets.state_render.render_spread`): up to this many per photo
 SPREAD_PIECES = (1, 30)
 
@@ -104,7 +108,11 @@ def render_training_scene(
     hand or king's area, a Dice King kingdom pile or a Café hand, spread out and photographed
     from above (the cards overlap; the detector had seen few such spreads and missed a third of
     their cards). ``kingdoms``: Dice King kingdom piles only, 30-80 % of them penalty cards (for
-    the penalty reader: those faces differ only in their number and crowns).
+    the penalty reader: those faces differ only in their number and crowns). ``states``: live
+    tables (`render_state`): a random position of one game laid out as players do, seen by
+    the tablet at the table's edge from a pose varied about the game's own, hands over it in
+    some (the detector had seen no King's Breakfast columns: cards overlapping so that their
+    centres lie 15-25 px apart, of which it found about 80 %).
     """
     from datasets.render import scene as render_scene
     from datasets.render.effects import encode_jpeg
@@ -113,6 +121,8 @@ def render_training_scene(
         raise ValueError(f"unknown scene mix {mix!r} (one of {', '.join(MIXES)})")
     if mix in ("spreads", "kingdoms"):
         return _spread_scene(seed, index, size, split, kingdoms=mix == "kingdoms")
+    if mix == "states":
+        return _state_scene(seed, index, size, split)
     close = mix == "dice-close"
     if index % 2 == 1 and not close:
         game = GAMES[(index // 2) % len(GAMES)]
@@ -192,6 +202,55 @@ def _spread_scene(
     image, record = render_spread(chosen, int(rng.integers(2**31)), size=size, split=split)
     truth = _scene_truth(
         seed, index, size, split, game, "spread", {"camera": record["camera"]}, record["objects"]
+    )
+    return encode_jpeg(image, int(rng.integers(60, 96))), truth
+
+
+def _state_scene(
+    seed: int, index: int, size: tuple[int, int], split: str
+) -> tuple[bytes, dict[str, Any]]:
+    """A live table (see `render_training_scene`): one game's position after random steps."""
+    import random
+
+    from datasets.render.camera import look_at_table
+    from datasets.render.effects import encode_jpeg
+    from datasets.state_render import GAMES as TABLE_GAMES
+    from datasets.state_render import TABLE_CAMERAS, render_state
+    from engines import game_rules
+    from engines.api import random_playout
+
+    rng = np.random.default_rng([int(seed), int(index), 47])
+    # half of them King's Breakfast: its columns are what the detector missed
+    game = TABLE_GAMES[(0, 0, 1, 2)[index % 4]]
+    rules = game_rules(game)
+    fewest, most = STATE_PLAYERS[game]
+    players = ["A", "B", "C", "D", "E"][: int(rng.integers(fewest, most + 1))]
+    start = rules.new_game(players)
+    steps = int(rng.integers(0, STATE_STEPS + 1))
+    state = random_playout(rules, start, steps, random.Random(int(rng.integers(2**31))))
+    pose = TABLE_CAMERAS[game]
+    camera = look_at_table(
+        size[0],
+        size[1],
+        target_mm=(
+            pose.target_mm[0] + float(rng.normal(0.0, 40.0)),
+            pose.target_mm[1] + float(rng.normal(0.0, 40.0)),
+        ),
+        distance_mm=pose.distance_mm * float(rng.uniform(0.8, 1.15)),
+        tilt_deg=pose.tilt_deg + float(rng.uniform(-8.0, 8.0)),
+        azimuth_deg=90.0 + float(rng.uniform(-12.0, 12.0)),
+        roll_deg=float(rng.uniform(-3.0, 3.0)),
+        hfov_deg=pose.hfov_deg,
+    )
+    hands = [
+        (float(rng.uniform(-400.0, 400.0)), float(rng.uniform(-150.0, 450.0)))
+        for _ in range(int(rng.choice([0, 0, 1, 2])))
+    ]
+    image, record = render_state(
+        game, state, int(rng.integers(2**31)), size=size, hands=hands, split=split, camera=camera
+    )
+    truth = _scene_truth(
+        seed, index, size, split, game, "state", {"camera": record["camera"]}, record["objects"]
     )
     return encode_jpeg(image, int(rng.integers(60, 96))), truth
 

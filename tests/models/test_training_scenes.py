@@ -53,6 +53,32 @@ def test_the_spreads_mix_photographs_one_games_pieces_spread_out() -> None:
     assert sorted(games) == ["cafe-international", "dice-king", "kings-breakfast"]
 
 
+def test_the_states_mix_shows_live_tables_of_game_positions() -> None:
+    """Live tables (`render_state`): a position of one game as players lay it out (KB-10's
+    king's area in columns), half of them King's Breakfast, the camera varied about the
+    tablet's pose; covered stack cards are not targets."""
+    from datasets.state_render import TABLE_CAMERAS
+
+    games = []
+    for index in range(4):
+        jpeg, truth = render_training_scene(5, index, mix="states")
+        assert jpeg[:2] == b"\xff\xd8"
+        assert truth["scene"] == "state" and truth["split"] == "train"
+        games.append(truth["game"])
+        pieces = [o for o in truth["objects"] if o["kind"] in ("card", "tile")]
+        assert pieces and all(o["identity"].startswith(truth["game"] + "/") for o in pieces)
+        pose = TABLE_CAMERAS[truth["game"]]
+        camera = truth["params"]["camera"]
+        assert 0.8 * pose.distance_mm <= camera["distance_mm"] <= 1.15 * pose.distance_mm
+    assert games == ["kings-breakfast", "kings-breakfast", "cafe-international", "dice-king"]
+    # King's Breakfast columns overlap: some target cards' centres lie close in the frame
+    _, truth = render_training_scene(5, 0, mix="states")
+    centres = np.array([np.mean(o["corners"], axis=0) for o in truth["objects"] if o["target"]])
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    np.fill_diagonal(gaps, np.inf)
+    assert gaps.min() < 30
+
+
 def test_an_unknown_mix_is_refused_by_name() -> None:
     assert "dice-close" in MIXES
     with pytest.raises(ValueError, match="unknown scene mix 'dice-far'"):

@@ -1,0 +1,154 @@
+"""Live tables: how many of the pieces the tablet sees the detector finds, per game.
+
+For each game, N positions of seeded random games (validation seeds 8_000_000 + k, the tracked
+games' seeds) are laid out as players do (`datasets.state_render.render_state`: King's Breakfast
+columns in the king's area and the offer, the Café board and hands, Dice King's inhabitants,
+village stacks and kingdoms), seen by the game's tablet camera (800x600, eval-split tables and
+light), and run through the detector with the app's live settings
+(`companion_app.viewmodels.recognition.live_perception_config`; Dice King without its dice zoom,
+which needs the zones). Detections of the game's piece kind are matched one-to-one to the
+renderer's target pieces (IoU >= 0.5, best score first).
+
+Prints per game: positions, target pieces, found (recall), precision, and for cards the recall
+by the distance from a card's centre to the nearest other target's centre in the frame
+(King's Breakfast's columns put overlapping cards 15-25 px apart), and ms per frame.
+
+    .venv/bin/python benchmarks/live_table_detection.py [--positions 24] [--detector-model F]
+        [--games kings-breakfast,dice-king]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion_app.viewmodels.recognition import live_perception_config  # noqa: E402
+from datasets.state_render import GAMES, render_state  # noqa: E402
+from engines import game_rules  # noqa: E402
+from engines.api import random_playout  # noqa: E402
+from vision.detector import Detector  # noqa: E402
+from vision.readers.photos import PIECE_KIND  # noqa: E402
+from vision.voting import box_iou  # noqa: E402
+
+SEED_BASE = 8_000_000
+PLAYERS = {"kings-breakfast": 4, "cafe-international": 3, "dice-king": 3}
+# bins of the distance (frame px) from a card's centre to the nearest other target's centre
+DISTANCE_BINS = (0.0, 15.0, 26.0, 40.0, float("inf"))
+
+
+def positions(game: str, count: int) -> list[tuple[int, object]]:
+    """`count` (seed, state) pairs: game k after 10 + 9k % 120 random steps."""
+    rules = game_rules(game)
+    out = []
+    for k in range(count):
+        seed = SEED_BASE + k
+        start = rules.new_game([f"P{i}" for i in range(PLAYERS[game])])
+        state = random_playout(rules, start, 10 + (9 * k) % 120, random.Random(seed))
+        out.append((seed, state))
+    return out
+
+
+def match(
+    boxes: np.ndarray, scores: np.ndarray, truth: np.ndarray, iou_min: float = 0.5
+) -> np.ndarray:
+    """Which truth boxes a detection matches one-to-one (best score first): a bool per truth."""
+    found = np.zeros(len(truth), bool)
+    if not len(boxes) or not len(truth):
+        return found
+    iou = box_iou(boxes, truth)
+    for i in np.argsort(-scores):
+        candidates = np.where(~found, iou[i], 0.0)
+        j = int(candidates.argmax())
+        if candidates[j] >= iou_min:
+            found[j] = True
+    return found
+
+
+def nearest_distances(centres: np.ndarray) -> np.ndarray:
+    """Each centre's distance to the nearest other one (inf when alone)."""
+    if len(centres) < 2:
+        return np.full(len(centres), np.inf)
+    d = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    return d.min(axis=1)
+
+
+@dataclass(frozen=True)
+class LiveResult:
+    """One game's figures: target pieces, found, boxes reported, found / all per distance bin."""
+
+    game: str
+    positions: int
+    targets: int
+    found: int
+    predicted: int
+    by_distance: np.ndarray  # (bins, 2): found, all
+    ms: float
+
+    def line(self) -> str:
+        bins = ", ".join(
+            f"{lo:.0f}-{hi:.0f} px {f}/{n}"
+            for lo, hi, (f, n) in zip(
+                DISTANCE_BINS[:-1], DISTANCE_BINS[1:], self.by_distance, strict=True
+            )
+        )
+        return (
+            f"{self.game}: {self.positions} positions, {self.targets} pieces, found "
+            f"{self.found / max(self.targets, 1):.3f}, precision "
+            f"{self.found / max(self.predicted, 1):.3f}, {self.ms:.0f} ms a frame; "
+            f"found by nearest centre: {bins}"
+        )
+
+
+def evaluate(game: str, count: int, detector: Detector) -> LiveResult:
+    kind = PIECE_KIND[game]
+    targets = matched = predicted = 0
+    by_distance = np.zeros((len(DISTANCE_BINS) - 1, 2), int)
+    seconds = 0.0
+    for seed, state in positions(game, count):
+        image, truth = render_state(game, state, seed)
+        objects = [o for o in truth["objects"] if o["kind"] == kind and o.get("target")]
+        truth_boxes = np.array([o["box"] for o in objects], float).reshape(-1, 4)
+        start = time.perf_counter()
+        detections = detector.detect(image)
+        seconds += time.perf_counter() - start
+        mine = np.array([k == kind for k in detections.kinds], bool)
+        boxes, scores = detections.boxes_xyxy[mine], detections.scores[mine]
+        found = match(boxes, scores, truth_boxes)
+        targets += len(truth_boxes)
+        matched += int(found.sum())
+        predicted += len(boxes)
+        centres = (truth_boxes[:, :2] + truth_boxes[:, 2:]) / 2
+        bins = np.digitize(nearest_distances(centres), DISTANCE_BINS[1:-1])
+        for b, f in zip(bins, found, strict=True):
+            by_distance[b] += (int(f), 1)
+    return LiveResult(
+        game, count, targets, matched, predicted, by_distance, 1000 * seconds / max(count, 1)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--positions", type=int, default=24)
+    parser.add_argument("--detector-model", type=Path, default=None)
+    parser.add_argument("--games", default=",".join(GAMES))
+    args = parser.parse_args()
+    if args.positions < 1:
+        parser.error("--positions must be at least 1")
+    for game in args.games.split(","):
+        if game not in GAMES:
+            parser.error(f"unknown game {game!r} (one of {', '.join(GAMES)})")
+        config = live_perception_config(game).detector
+        print(evaluate(game, args.positions, Detector(args.detector_model, config)).line())
+
+
+if __name__ == "__main__":
+    main()
