@@ -4,7 +4,8 @@ For each game, N positions of seeded random games (validation seeds 8_000_000 + 
 games' seeds) are laid out as players do (`datasets.state_render.render_state`: King's Breakfast
 columns in the king's area and the offer, the Café board and hands, Dice King's inhabitants,
 village stacks and kingdoms), seen by the game's tablet camera (800x600, eval-split tables and
-light), and run through the detector with the app's live settings
+light), and run through the live table's detector (`models/live_detector.onnx`; another with
+``--detector-model``) with the app's live settings
 (`companion_app.viewmodels.recognition.live_perception_config`; Dice King without its dice zoom,
 which needs the zones). Detections of the game's piece kind are matched one-to-one to the
 renderer's target pieces (IoU >= 0.5, best score first).
@@ -12,9 +13,12 @@ renderer's target pieces (IoU >= 0.5, best score first).
 Prints per game: positions, target pieces, found (recall), precision, and for cards the recall
 by the distance from a card's centre to the nearest other target's centre in the frame
 (King's Breakfast's columns put overlapping cards 15-25 px apart), and ms per frame.
+``--identify`` runs the app's whole live perception instead (`vision.pipeline.Perception` with
+the live config and the companion gallery of the game) and also prints how many of the found
+pieces were named right and wrong (the rest unnamed).
 
     .venv/bin/python benchmarks/live_table_detection.py [--positions 24] [--detector-model F]
-        [--games kings-breakfast,dice-king]
+        [--games kings-breakfast,dice-king] [--identify]
 """
 
 from __future__ import annotations
@@ -34,7 +38,10 @@ from companion_app.viewmodels.recognition import live_perception_config  # noqa:
 from datasets.state_render import GAMES, render_state  # noqa: E402
 from engines import game_rules  # noqa: E402
 from engines.api import random_playout  # noqa: E402
-from vision.detector import Detector  # noqa: E402
+from vision.detector import LIVE_MODEL, Detector  # noqa: E402
+from vision.gallery import default_gallery  # noqa: E402
+from vision.identify import Identifier  # noqa: E402
+from vision.pipeline import Perception  # noqa: E402
 from vision.readers.photos import PIECE_KIND  # noqa: E402
 from vision.voting import box_iou  # noqa: E402
 
@@ -58,18 +65,21 @@ def positions(game: str, count: int) -> list[tuple[int, object]]:
 
 def match(
     boxes: np.ndarray, scores: np.ndarray, truth: np.ndarray, iou_min: float = 0.5
-) -> np.ndarray:
-    """Which truth boxes a detection matches one-to-one (best score first): a bool per truth."""
+) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Detections matched one-to-one to truth boxes (best score first): a bool per truth box
+    (found) and the (detection, truth) index pairs."""
     found = np.zeros(len(truth), bool)
+    pairs: list[tuple[int, int]] = []
     if not len(boxes) or not len(truth):
-        return found
+        return found, pairs
     iou = box_iou(boxes, truth)
     for i in np.argsort(-scores):
         candidates = np.where(~found, iou[i], 0.0)
         j = int(candidates.argmax())
         if candidates[j] >= iou_min:
             found[j] = True
-    return found
+            pairs.append((int(i), j))
+    return found, pairs
 
 
 def nearest_distances(centres: np.ndarray) -> np.ndarray:
@@ -92,6 +102,7 @@ class LiveResult:
     predicted: int
     by_distance: np.ndarray  # (bins, 2): found, all
     ms: float
+    named: tuple[int, int] | None = None  # found pieces named right, named wrong
 
     def line(self) -> str:
         bins = ", ".join(
@@ -105,12 +116,20 @@ class LiveResult:
             f"{self.found / max(self.targets, 1):.3f}, precision "
             f"{self.found / max(self.predicted, 1):.3f}, {self.ms:.0f} ms a frame; "
             f"found by nearest centre: {bins}"
+            + (
+                f"; found named right {self.named[0]}, wrong {self.named[1]}"
+                if self.named is not None
+                else ""
+            )
         )
 
 
-def evaluate(game: str, count: int, detector: Detector) -> LiveResult:
+def evaluate(game: str, count: int, detector: Detector | Perception) -> LiveResult:
+    """Run `detector` (or a whole live `Perception`, which also names pieces) on `count`
+    positions of `game`."""
     kind = PIECE_KIND[game]
     targets = matched = predicted = 0
+    right = wrong = 0
     by_distance = np.zeros((len(DISTANCE_BINS) - 1, 2), int)
     seconds = 0.0
     for seed, state in positions(game, count):
@@ -118,11 +137,19 @@ def evaluate(game: str, count: int, detector: Detector) -> LiveResult:
         objects = [o for o in truth["objects"] if o["kind"] == kind and o.get("target")]
         truth_boxes = np.array([o["box"] for o in objects], float).reshape(-1, 4)
         start = time.perf_counter()
-        detections = detector.detect(image)
+        if isinstance(detector, Detector):
+            detections = detector.detect(image)
+        else:
+            detections = detector.process(image)
         seconds += time.perf_counter() - start
         mine = np.array([k == kind for k in detections.kinds], bool)
         boxes, scores = detections.boxes_xyxy[mine], detections.scores[mine]
-        found = match(boxes, scores, truth_boxes)
+        found, pairs = match(boxes, scores, truth_boxes)
+        names = [detections.identities[i] for i in np.flatnonzero(mine)]
+        for i, j in pairs:
+            if names[i] is not None:
+                same = names[i] == objects[j]["identity"]
+                right, wrong = right + same, wrong + (not same)
         targets += len(truth_boxes)
         matched += int(found.sum())
         predicted += len(boxes)
@@ -131,23 +158,43 @@ def evaluate(game: str, count: int, detector: Detector) -> LiveResult:
         for b, f in zip(bins, found, strict=True):
             by_distance[b] += (int(f), 1)
     return LiveResult(
-        game, count, targets, matched, predicted, by_distance, 1000 * seconds / max(count, 1)
+        game,
+        count,
+        targets,
+        matched,
+        predicted,
+        by_distance,
+        1000 * seconds / max(count, 1),
+        None if isinstance(detector, Detector) else (right, wrong),
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=24)
-    parser.add_argument("--detector-model", type=Path, default=None)
+    parser.add_argument(
+        "--detector-model", type=Path, default=LIVE_MODEL, help="default: the live table's"
+    )
     parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument(
+        "--identify", action="store_true", help="the whole live perception, names counted"
+    )
     args = parser.parse_args()
     if args.positions < 1:
         parser.error("--positions must be at least 1")
     for game in args.games.split(","):
         if game not in GAMES:
             parser.error(f"unknown game {game!r} (one of {', '.join(GAMES)})")
-        config = live_perception_config(game).detector
-        print(evaluate(game, args.positions, Detector(args.detector_model, config)).line())
+        config = live_perception_config(game)
+        runner: Detector | Perception
+        if args.identify:
+            identifier = Identifier(default_gallery([game]))
+            runner = Perception(
+                config, detector_model=args.detector_model, identifier=identifier, games=[game]
+            )
+        else:
+            runner = Detector(args.detector_model, config.detector)
+        print(evaluate(game, args.positions, runner).line(), flush=True)
 
 
 if __name__ == "__main__":

@@ -596,3 +596,29 @@ def test_kb15_the_live_table_names_stacked_cards_the_gallery_leaves_unnamed() ->
     assert len(cards) >= 15
     assert right >= gallery_right + 3 and right >= 0.75 * len(cards)
     assert wrong <= gallery_wrong
+
+
+def test_the_live_table_runs_its_own_detector_stricter_for_dice_kings_cards(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The live table uses the detector trained further on live tables (`LIVE_MODEL`), unless
+    the user names another; on Dice King's table (DK-4's row, the kingdoms) its cards count
+    from 0.5, so bits of a spotted cloth are no second face-up card in a kingdom."""
+    from companion_app.viewmodels.recognition import (
+        MODEL_ENV,
+        detector_model_path,
+        live_perception_config,
+    )
+    from vision.detector import DEFAULT_MODEL, LIVE_MODEL
+
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    assert detector_model_path() == LIVE_MODEL != DEFAULT_MODEL
+    monkeypatch.setenv(MODEL_ENV, "/models/mine.onnx")
+    assert detector_model_path() == Path("/models/mine.onnx")
+    dice_king = live_perception_config("dice-king").detector.score_thresholds
+    assert dice_king["card"] == dice_king["tile"] == 0.5 and dice_king["die"] == 0.35
+    for game in ("kings-breakfast", "cafe-international"):
+        assert live_perception_config(game).detector.score_thresholds["card"] == 0.35
+    # the zoom settings and the thresholds go together
+    cafe = live_perception_config("cafe-international").detector
+    assert cafe.zoom_region_kinds == ("tile",)
