@@ -4,8 +4,8 @@ For each game, N positions of seeded random games (validation seeds 8_000_000 + 
 games' seeds) are laid out as players do (`datasets.state_render.render_state`: King's Breakfast
 columns in the king's area and the offer, the Café board and hands, Dice King's inhabitants,
 village stacks and kingdoms), seen by the game's tablet camera (800x600, eval-split tables and
-light), and run through the live table's detector (`models/live_detector.onnx`; another with
-``--detector-model``) with the app's live settings
+light), and run through the game's live detector (`recognition.detector_model_path`; another
+with ``--detector-model``) with the app's live settings
 (`companion_app.viewmodels.recognition.live_perception_config`; Dice King without its dice zoom,
 which needs the zones). Detections of the game's piece kind are matched one-to-one to the
 renderer's target pieces (IoU >= 0.5, best score first).
@@ -34,11 +34,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion_app.viewmodels.recognition import live_perception_config  # noqa: E402
+from companion_app.viewmodels.recognition import (  # noqa: E402
+    detector_model_path,
+    live_perception_config,
+)
 from datasets.state_render import GAMES, render_state  # noqa: E402
 from engines import game_rules  # noqa: E402
 from engines.api import random_playout  # noqa: E402
-from vision.detector import LIVE_MODEL, Detector  # noqa: E402
+from vision.detector import Detector  # noqa: E402
 from vision.gallery import default_gallery  # noqa: E402
 from vision.identify import Identifier  # noqa: E402
 from vision.pipeline import Perception  # noqa: E402
@@ -173,7 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=24)
     parser.add_argument(
-        "--detector-model", type=Path, default=LIVE_MODEL, help="default: the live table's"
+        "--detector-model", type=Path, default=None, help="default: the game's live table's"
     )
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument(
@@ -186,14 +189,13 @@ def main() -> None:
         if game not in GAMES:
             parser.error(f"unknown game {game!r} (one of {', '.join(GAMES)})")
         config = live_perception_config(game)
+        model = args.detector_model or detector_model_path(game)
         runner: Detector | Perception
         if args.identify:
             identifier = Identifier(default_gallery([game]))
-            runner = Perception(
-                config, detector_model=args.detector_model, identifier=identifier, games=[game]
-            )
+            runner = Perception(config, detector_model=model, identifier=identifier, games=[game])
         else:
-            runner = Detector(args.detector_model, config.detector)
+            runner = Detector(model, config.detector)
         print(evaluate(game, args.positions, runner).line(), flush=True)
 
 

@@ -443,7 +443,7 @@ def live_perception(game: str) -> tuple[Any, Any]:
     config = live_perception_config(game, zones)
     # the shipped companion art only (as the app's demo): no enrolled faces of this machine
     identifier = Identifier(default_gallery([game]))
-    path = detector_model_path()
+    path = detector_model_path(game)
     return Perception(config, detector_model=path, identifier=identifier, games=[game]), identifier
 
 

@@ -34,7 +34,8 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "detector.on
 # There it finds far more (24 rendered positions a game: King's Breakfast cards 0.44 -> 0.79,
 # Dice King cards 0.50 -> 1.00, Café tiles 0.92 -> 0.94), but on the eval split's mixed tables
 # and real dice photos it ranks worse (best recall at precision 0.98: cards 0.51 -> 0.41, tiles
-# 0.19 -> 0.02; dice-webcam right 0.985 -> 0.982), so `detect` and scoring photos keep v14.
+# 0.19 -> 0.02; dice-webcam right 0.985 -> 0.982), so `detect` and scoring photos keep v14; so
+# does the live Café table (`companion_app.viewmodels.recognition.LIVE_DETECTOR_GAMES`).
 LIVE_MODEL = DEFAULT_MODEL.with_name("live_detector.onnx")
 STRIDE = 8
 

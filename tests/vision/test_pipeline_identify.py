@@ -601,9 +601,10 @@ def test_kb15_the_live_table_names_stacked_cards_the_gallery_leaves_unnamed() ->
 def test_the_live_table_runs_its_own_detector_stricter_for_dice_kings_cards(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The live table uses the detector trained further on live tables (`LIVE_MODEL`), unless
-    the user names another; on Dice King's table (DK-4's row, the kingdoms) its cards count
-    from 0.5, so bits of a spotted cloth are no second face-up card in a kingdom."""
+    """The live King's Breakfast and Dice King tables use the detector trained further on live
+    tables (`LIVE_MODEL`), Café the default one (it read the players' hands better), unless the
+    user names another; on Dice King's table (DK-4's row, the kingdoms) cards count from 0.5,
+    so bits of a spotted cloth are no second face-up card in a kingdom."""
     from companion_app.viewmodels.recognition import (
         MODEL_ENV,
         detector_model_path,
@@ -612,9 +613,11 @@ def test_the_live_table_runs_its_own_detector_stricter_for_dice_kings_cards(
     from vision.detector import DEFAULT_MODEL, LIVE_MODEL
 
     monkeypatch.delenv(MODEL_ENV, raising=False)
-    assert detector_model_path() == LIVE_MODEL != DEFAULT_MODEL
+    assert detector_model_path("kings-breakfast") == detector_model_path("dice-king") == LIVE_MODEL
+    assert detector_model_path("cafe-international") == detector_model_path() == DEFAULT_MODEL
+    assert LIVE_MODEL != DEFAULT_MODEL
     monkeypatch.setenv(MODEL_ENV, "/models/mine.onnx")
-    assert detector_model_path() == Path("/models/mine.onnx")
+    assert detector_model_path("dice-king") == Path("/models/mine.onnx")
     dice_king = live_perception_config("dice-king").detector.score_thresholds
     assert dice_king["card"] == dice_king["tile"] == 0.5 and dice_king["die"] == 0.35
     for game in ("kings-breakfast", "cafe-international"):
