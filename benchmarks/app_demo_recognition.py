@@ -7,7 +7,7 @@ reader, identification restricted to the game, votes, the game's reader, the tra
 preview consumer on the main thread does what the Table screen does per new frame (shrink to
 the view, convert to RGBA, copy out) at 30 Hz, without a window (the GPU's share is not here:
 the app prints its own figures at exit, see `table-companion demo --screenshot`). Needs the
-detector model (`models/detector.onnx` or ``$TABLE_COMPANION_DETECTOR``).
+detector model (`recognition.detector_model_path(game)` or ``$TABLE_COMPANION_DETECTOR``).
 
     .venv/bin/python benchmarks/app_demo_recognition.py [--game dice-king] [--seconds 10]
 """

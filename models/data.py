@@ -4,11 +4,13 @@ A cache folder holds what `table-companion dataset generate` writes — `images/
 `truth.jsonl` (one JSON object per image, with `"file"` naming the image) — plus a `done/` folder
 of per-chunk markers so that an interrupted build resumes where it stopped.
 
-Two kinds of scene are mixed (the kind is recorded in the truth as ``"scene"``):
+The default mix holds two kinds of scene (the kind is recorded in the truth as ``"scene"``):
 - ``table``: `datasets.render.scene.render_sample` — a random table of one game or of all three;
 - ``dice``: a dice-heavy table (a throw of generic dice of many designs or the Dice King dice, with
   the same random camera, table, light, distractors and camera effects), because dice are small
   and the die reader needs many of them.
+Other mixes (`MIXES`, see `render_training_scene`): close dice, scoring-photo spreads, Dice
+King kingdom piles and live tables (``states``: game positions laid out as players do).
 
 Public names: `SceneRecord`, `render_training_scene`, `build_scene_cache`, `read_scene_cache`,
 `die_is_readable`, `extract_dice_crops`, `mine_false_dice`, `face_classes`,
