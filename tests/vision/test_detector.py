@@ -263,7 +263,7 @@ def test_the_region_zoom_replaces_the_first_passes_pieces_of_its_kinds_inside_it
     assert die.tolist() == pytest.approx([362.5, 262.5, 437.5, 337.5], abs=1.0)
 
 
-@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no committed detector")
+@pytest.mark.skipif(not LIVE_MODEL.exists(), reason="no committed live detector")
 def test_dk8_the_rolling_area_zoom_finds_the_dice_of_the_tablets_far_view() -> None:
     """DK-8: six dice in the rolling area, seen by the tablet at the table's edge (800 x 600):
     about 13 px wide, below what the model finds at its input. Enlarging the rolling area
@@ -291,7 +291,7 @@ def test_dk8_the_rolling_area_zoom_finds_the_dice_of_the_tablets_far_view() -> N
     assert len(centres) == 6
 
     def found(config: DetectorConfig) -> int:
-        d = Detector(config=config).detect(rendered.image)
+        d = Detector(LIVE_MODEL, config).detect(rendered.image)  # the live Dice King table's
         dice = d.boxes_xyxy[d.kinds == "die"]
         return sum(
             bool(
