@@ -426,8 +426,9 @@ def render_state(
     """
     rng = np.random.default_rng([int(seed), 17])
     pieces = place_state(game, state, rng)
-    placed_camera = table_camera(game, size, rng)
-    camera = placed_camera if camera is None else camera
+    # drawn even when replaced, so that the generator's later draws (hands, table) stay the same
+    own_camera = table_camera(game, size, rng)
+    camera = own_camera if camera is None else camera
     distractors = [hand_over(rng, target) for target in hands]
     rendered = render_pieces(pieces, distractors, environment(camera, rng, split))
     truth = _truth(

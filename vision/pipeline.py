@@ -491,18 +491,20 @@ def _reader_match(reader: PieceReader, p: np.ndarray) -> Match:
     `PieceReadings.probabilities`): its best face, with the lead over the second."""
     best = int(p.argmax())
     second = float(np.sort(p)[-2]) if len(p) > 1 else 0.0
-    identity = reader.classes[best][0]
     score = float(p[best])
-    return Match(
-        identity,
-        score,
-        score - second,
-        0,
-        identity,
-        "companion",
-        reader.candidates(p),
-        reader.classes[best],
-    )
+    return _companion_match(score, score - second, reader.candidates(p), reader.classes[best])
+
+
+def _companion_match(
+    score: float,
+    margin: float,
+    candidates: tuple[tuple[str, float], ...],
+    aliases: tuple[str, ...],
+) -> Match:
+    """The `Match` of a companion face named without the gallery (a reader, a seal): the first
+    of `aliases` (the identities sharing the face), upright."""
+    identity = aliases[0]
+    return Match(identity, score, margin, 0, identity, "companion", candidates, aliases)
 
 
 def _same_name(
@@ -1375,15 +1377,8 @@ class Perception:
                     identities[row], scores[row], matches[row] = None, 0.0, None
                 continue
             identities[row], scores[row] = seal.identities[0], seal.score
-            matches[row] = Match(
-                seal.identities[0],
-                seal.score,
-                seal.margin,
-                0,
-                seal.identities[0],
-                "companion",
-                ((seal.identities[0], seal.score),),
-                seal.identities,
+            matches[row] = _companion_match(
+                seal.score, seal.margin, ((seal.identities[0], seal.score),), seal.identities
             )
         return detections.with_fields(identities=identities, identity_scores=scores), matches
 
