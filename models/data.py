@@ -758,6 +758,17 @@ def _piece_box(rng: np.random.Generator, box: np.ndarray) -> np.ndarray:
     return np.concatenate([c - s / 2, c + s / 2])
 
 
+def _piece_arrays(
+    crops: list[np.ndarray], labels: list[int], scenes: list[int], size: int
+) -> dict[str, np.ndarray]:
+    """`PIECE_ARRAYS` from per-scene crop stacks and per-crop labels and scene indices."""
+    return {
+        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "labels": np.array(labels, np.int64),
+        "scene": np.array(scenes, np.int64),
+    }
+
+
 def extract_piece_crops(
     folders: list[Path],
     classes: list[tuple[str, ...]],
@@ -815,11 +826,102 @@ def extract_piece_crops(
         crops.append(crop_dice(image, np.array(boxes), size=size, margin=margin))
         labels += names
         scenes += [scene_index] * len(names)
-    return {
-        "crops": np.concatenate(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
-        "labels": np.array(labels, np.int64),
-        "scene": np.array(scenes, np.int64),
-    }
+    return _piece_arrays(crops, labels, scenes, size)
+
+
+def disturbed_quad(rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
+    """A piece's 4 corners as the rectify stage gives them: most within a few hundredths of
+    its edge, some far off (a corner snapped to another card's edge, or to the visible part of
+    a covered card): the quad shifted and scaled a little, then each corner moved by N(0, s) of
+    the mean edge, s from 0.005-0.03 (70 %) or 0.03-0.1."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    edge = float(np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1).mean())
+    centre = q.mean(axis=0)
+    q = centre + (q - centre) * rng.uniform(0.95, 1.05) + rng.normal(0, 0.02 * edge, 2)
+    sigma = rng.uniform(0.005, 0.03) if rng.random() < 0.7 else rng.uniform(0.03, 0.1)
+    return q + rng.normal(0, sigma * edge, (4, 2))
+
+
+def extract_face_warps(
+    folders: list[Path],
+    classes: list[tuple[str, ...]],
+    *,
+    seed: int,
+    size: int = 64,
+    jitters: int = 1,
+    negatives: int = 1,
+    limit: int | None = None,
+    progress: bool = True,
+) -> dict[str, np.ndarray]:
+    """Training data of a face-warp reader (`vision.piece_reader.PieceReader.read_quads`): each
+    target card's and tile's true corners, disturbed as the rectify stage's are
+    (`disturbed_quad`), started at a random corner and warped onto a `size` square
+    (`vision.piece_reader.warp_squares`), labelled with its face's class in `classes` + 1;
+    face-down and foreign pieces are class 0, and so are, `negatives` per scene, the quad of a
+    piece moved half its size along one side (half a card and the table or its neighbour: the
+    corners of a box on two pieces) and a quad of bare table. Arrays as
+    `extract_piece_crops`'s: ``crops`` (N, S, S, 3), ``labels`` (N,), ``scene`` (N,)."""
+    import cv2
+    from tqdm import tqdm
+
+    from vision.geometry import clockwise_quad
+    from vision.piece_reader import warp_squares
+
+    label_of = {identity: k + 1 for k, group in enumerate(classes) for identity in group}
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    scenes: list[int] = []
+    records = [r for folder in folders for r in read_scene_cache(folder)]
+    if limit is not None:
+        records = records[:limit]
+    for scene_index, record in enumerate(tqdm(records, desc="face warps", disable=not progress)):
+        objects = [o for o in record.truth["objects"] if o.get("box")]
+        pieces = [
+            o
+            for o in objects
+            if o["kind"] in ("card", "tile")
+            and o.get("target")
+            and o.get("corners")
+            and clockwise_quad(np.array(o["corners"], np.float64)) is not None
+        ]
+        if not pieces:
+            continue
+        image = cv2.imread(str(record.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        quads, names = [], []
+        for o in pieces:
+            true = clockwise_quad(np.array(o["corners"], np.float64))
+            assert true is not None
+            label = label_of.get(o.get("identity"), 0) if o.get("face_up", True) else 0
+            for _ in range(jitters):
+                quads.append(np.roll(disturbed_quad(rng, true), -int(rng.integers(4)), axis=0))
+                names.append(label)
+        for _ in range(negatives):
+            true = clockwise_quad(np.array(pieces[int(rng.integers(len(pieces)))]["corners"]))
+            assert true is not None
+            side = int(rng.integers(4))
+            along = true[(side + 1) % 4] - true[side]
+            quads.append(true + along * rng.uniform(0.45, 0.6) * rng.choice([-1, 1]))
+            names.append(0)
+            edge = float(np.linalg.norm(along))
+            centre = rng.uniform([0, 0], [w, h])
+            angle = rng.uniform(0, np.pi / 2)
+            turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            square = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * edge / 2
+            table = centre + square @ turn.T
+            boxes = np.array([o["box"] for o in objects], np.float64).reshape(-1, 4)
+            inside = (boxes[:, :2] <= centre) & (centre <= boxes[:, 2:])
+            if not inside.all(axis=1).any():
+                quads.append(table)
+                names.append(0)
+        warps, readable = warp_squares(image, np.array(quads), size)
+        crops.append(warps[readable])
+        labels += [n for n, ok in zip(names, readable, strict=True) if ok]
+        scenes += [scene_index] * int(readable.sum())
+    return _piece_arrays(crops, labels, scenes, size)
 
 
 def _main() -> None:  # pragma: no cover - a build helper

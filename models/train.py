@@ -129,6 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     pieces.add_argument("--size", type=int, default=64, help="crop side in pixels")
     pieces.add_argument("--jitters", type=int, default=1, help="crops per piece (other boxes)")
     pieces.add_argument(
+        "--warps",
+        action="store_true",
+        help="a face-warp reader: each piece's corners, disturbed, warped onto a square "
+        "(vision.piece_reader.PieceReader.read_quads), not a crop around its box",
+    )
+    pieces.add_argument(
         "--faces",
         default=None,
         metavar="PREFIX",

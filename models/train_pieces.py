@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from models.runs import held_out_split, run_folder, train_epochs, write_json
-from vision.piece_reader import FACE_READER_MODELS
+from vision.piece_reader import FACE_READER_MODELS, FACE_WARP_MODELS
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "piece_reader.onnx"
 
@@ -125,7 +125,13 @@ def train_pieces(args: argparse.Namespace) -> Path:
     import torch.nn.functional as F
 
     from models.architectures import PieceReaderNet, count_parameters
-    from models.data import PIECE_ARRAYS, extract_piece_crops, face_classes, mine_false_pieces
+    from models.data import (
+        PIECE_ARRAYS,
+        extract_face_warps,
+        extract_piece_crops,
+        face_classes,
+        mine_false_pieces,
+    )
     from models.export import export_piece_reader
     from models.runs import scene_folders
     from models.train_dice import _fit_temperature, cached_arrays
@@ -143,9 +149,13 @@ def train_pieces(args: argparse.Namespace) -> Path:
     if classes_file.exists() and json.loads(classes_file.read_text()) != [list(c) for c in classes]:
         raise SystemExit(f"{folder}: its crops were labelled with other face classes (new --name)")
     write_json(classes_file, [list(c) for c in classes])
+    warps = bool(getattr(args, "warps", False))
+    if warps and getattr(args, "false_pieces_from", None) is not None:
+        raise SystemExit("--warps reads rectified faces: mined false boxes have no corners")
+    extract = extract_face_warps if warps else extract_piece_crops
     data = cached_arrays(
-        folder / "crops.npz",
-        lambda: extract_piece_crops(
+        folder / ("warps.npz" if warps else "crops.npz"),
+        lambda: extract(
             scene_folders(args),
             classes,
             seed=args.seed,
@@ -227,12 +237,16 @@ def train_pieces(args: argparse.Namespace) -> Path:
         }
     if faces:
         metrics["faces"] = faces
+    if warps:
+        metrics["input"] = "rectified face warps"
     if getattr(args, "false_pieces_from", None) is not None:
         metrics["false_piece_crops"] = false_count
     if recolour:
         metrics["recolour_not_pieces"] = recolour
     # a face reader (``--faces PREFIX``) is exported where the pipeline loads it
-    default = FACE_READER_MODELS.get(faces or "", DEFAULT_OUT)
+    default = (FACE_WARP_MODELS if warps else FACE_READER_MODELS).get(faces or "", DEFAULT_OUT)
+    if warps and faces not in FACE_WARP_MODELS and args.out is None and not args.smoke:
+        raise SystemExit(f"a face-warp reader of {faces!r} has no place in the pipeline: --out")
     out = args.out or (folder / default.name if args.smoke else default)
     export_piece_reader(net, out, size=args.size, temperature=temperature, classes=classes)
     metrics["onnx"] = str(out)

@@ -176,6 +176,18 @@ def is_convex_clockwise(corners: np.ndarray) -> bool:
     return bool(np.all(cross > 0))
 
 
+def clockwise_quad(corners: np.ndarray) -> np.ndarray | None:
+    """4 corners as a convex quad listed clockwise on screen: as given, or reversed (a quad
+    listed counter-clockwise keeps its first corner); None when they form no convex quad."""
+    quad = np.asarray(corners, np.float64).reshape(4, 2)
+    if not np.all(np.isfinite(quad)):
+        return None
+    if is_convex_clockwise(quad):
+        return quad
+    reversed_quad = quad[[0, 3, 2, 1]]
+    return reversed_quad if is_convex_clockwise(reversed_quad) else None
+
+
 def order_corners_clockwise(points: np.ndarray) -> np.ndarray:
     """Order 4 unlabeled points clockwise on screen, starting from the one nearest the top-left.
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.gallery import Gallery, Reference, load_gallery
-from vision.geometry import is_convex_clockwise
+from vision.geometry import clockwise_quad
 from vision.rectify import AlignConfig, align_to_reference, warp_face
 
 
@@ -934,13 +934,7 @@ def printed_corners(corners: np.ndarray, rotation: int) -> np.ndarray:
 
 
 def _clockwise(corners: np.ndarray) -> np.ndarray | None:
-    quad = np.asarray(corners, np.float64).reshape(4, 2)
-    if not np.all(np.isfinite(quad)):
-        return None
-    if is_convex_clockwise(quad):
-        return quad
-    reversed_quad = quad[[0, 3, 2, 1]]
-    return reversed_quad if is_convex_clockwise(reversed_quad) else None
+    return clockwise_quad(corners)
 
 
 __all__ = [

@@ -30,6 +30,8 @@ import numpy as np
 
 from vision.dice_reader import crop_dice
 from vision.errors import ModelError
+from vision.geometry import clockwise_quad
+from vision.rectify import warp_face
 from vision.sessions import load_session
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "piece_reader.onnx"
@@ -41,6 +43,12 @@ FACE_READER_MODELS = {
     "dice-king/penalty-": DEFAULT_MODEL.with_name("penalty_reader.onnx"),
     "dice-king/": DEFAULT_MODEL.with_name("dice_king_reader.onnx"),
     "kings-breakfast/": DEFAULT_MODEL.with_name("kings_breakfast_reader.onnx"),
+}
+# Readers of the rectified face (identity prefix → model; `PieceReader.read_quads`): the piece's
+# quad warped upright onto a square, so small print is read at one scale whatever the piece's
+# size and tilt in the frame (``python -m models.train pieces --warps``).
+FACE_WARP_MODELS = {
+    "dice-king/": DEFAULT_MODEL.with_name("dice_king_warp_reader.onnx"),
 }
 # how many quarter turns of each crop a reader may read (`PieceReaderConfig.views`)
 PIECE_VIEWS = (1, 4)
@@ -143,7 +151,31 @@ class PieceReader:
     ) -> PieceReadings:
         """Read the pieces in `boxes_xyxy` (n, 4; pixels of `frame`, uint8 BGR)."""
         boxes = np.asarray(boxes_xyxy, np.float64).reshape(-1, 4)
-        n = len(boxes)
+        if len(boxes) == 0:
+            return self.read_crops(np.zeros((0, self.crop_size, self.crop_size, 3), np.uint8))
+        crops = crop_dice(frame, boxes, size=self.crop_size, margin=self.config.margin)
+        return self.read_crops(crops, games)
+
+    def read_quads(
+        self, frame: np.ndarray, corners: np.ndarray, games: Sequence[str] | None = None
+    ) -> PieceReadings:
+        """Read the pieces whose 4 corners (n, 4, 2; pixels of `frame`) are given, each warped
+        onto a square (`warp_squares`), as a face-warp reader (`FACE_WARP_MODELS`) learnt them.
+        Corners that form no convex quad read as no companion face."""
+        quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+        warps, readable = warp_squares(frame, quads, self.crop_size)
+        readings = self.read_crops(warps, games)
+        if not readable.all():
+            nothing = np.zeros(len(self.classes), np.float32)
+            nothing[0] = 1.0
+            readings.probabilities[~readable] = nothing
+            readings.scores[~readable] = 1.0
+            readings.identities[~readable] = None
+        return readings
+
+    def read_crops(self, crops: np.ndarray, games: Sequence[str] | None = None) -> PieceReadings:
+        """Read (n, S, S, 3) uint8 BGR crops of this reader's input size S."""
+        n = len(crops)
         width = len(self.classes)
         if n == 0:
             return PieceReadings(
@@ -152,7 +184,6 @@ class PieceReader:
                 np.zeros((0, width), np.float32),
                 np.zeros(0, np.float32),
             )
-        crops = crop_dice(frame, boxes, size=self.crop_size, margin=self.config.margin)
         log_odds = np.zeros((n, width), np.float64)
         for turn in range(self.config.views):
             turned = np.rot90(crops, turn, axes=(1, 2))
@@ -191,10 +222,31 @@ class PieceReader:
         )
 
 
+def warp_squares(
+    frame: np.ndarray, corners: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each quad of `corners` (n, 4, 2) warped onto a `size` square, listed clockwise from its
+    first corner (`vision.geometry.clockwise_quad`): a card's 2:3 face is stretched square, and
+    a quad starting one corner later gives the square turned a quarter. Returns (n, S, S, 3)
+    uint8 warps and (n,) bool: the quads that could be warped (the rest are black)."""
+    quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
+    warps = np.zeros((len(quads), size, size, 3), np.uint8)
+    readable = np.zeros(len(quads), bool)
+    for i, corners_i in enumerate(quads):
+        quad = clockwise_quad(corners_i)
+        if quad is None or np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1).min() < 2:
+            continue
+        warps[i] = warp_face(frame, quad, (size, size))
+        readable[i] = True
+    return warps, readable
+
+
 __all__ = [
     "FACE_READER_MODELS",
+    "FACE_WARP_MODELS",
     "PIECE_VIEWS",
     "PieceReader",
     "PieceReaderConfig",
     "PieceReadings",
+    "warp_squares",
 ]

@@ -259,6 +259,31 @@ def test_a_face_reader_smoke_training_knows_only_its_faces(tmp_path: Path) -> No
         main([*argv, "--faces", "x/", "--name", "nothing"])
 
 
+def test_a_face_warp_reader_smoke_training_reads_warped_quads(tmp_path: Path) -> None:
+    """``--warps``: the data are rectified faces (each piece's corners, disturbed, warped onto a
+    square), the reader reads quads; mined false boxes (no corners) are refused with it."""
+    import json
+
+    from models.train import main
+    from vision.piece_reader import PieceReader
+
+    out = tmp_path / "warp_reader.onnx"
+    argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--out", str(out), "--no-progress"]
+    argv += ["--threads", "1", "--batch", "8", "--size", "32", "--warps", "--faces", "dice-king/"]
+    assert main(argv) == 0
+    data = np.load(tmp_path / "pieces-smoke" / "warps.npz")
+    assert data["crops"].shape[1:] == (32, 32, 3) and (data["labels"] == 0).any()
+    metrics = json.loads((tmp_path / "pieces-smoke" / "metrics.json").read_text())
+    assert metrics["input"] == "rectified face warps"
+    reader = PieceReader(out)
+    quad = np.array([[[20.0, 10], [60, 12], [58, 70], [18, 68]]])
+    readings = reader.read_quads(np.full((80, 80, 3), 90, np.uint8), quad, ["dice-king"])
+    np.testing.assert_allclose(readings.probabilities.sum(axis=1), 1.0, atol=1e-4)
+    detector = Path(__file__).resolve().parents[2] / "models" / "detector.onnx"
+    with pytest.raises(SystemExit, match="mined false boxes have no corners"):
+        main([*argv, "--name", "mined", "--false-pieces-from", str(detector)])
+
+
 def test_piece_smoke_training_learns_the_detectors_false_pieces(tmp_path: Path) -> None:
     """`--false-pieces-from`: what the detector boxes where no piece lies becomes class 0."""
     import json

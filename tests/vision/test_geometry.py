@@ -98,3 +98,12 @@ def test_quad_overlap_is_the_shared_area_over_the_smaller_quad() -> None:
     assert quad_overlap(big, half) == pytest.approx(0.5)
     assert quad_overlap(big, big + 20) == 0.0
     assert quad_overlap(big, np.full((4, 2), np.nan)) == 0.0
+
+
+def test_clockwise_quad_keeps_or_reverses_the_order_and_refuses_a_bow_tie():
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
+    np.testing.assert_array_equal(g.clockwise_quad(square), square)
+    # counter-clockwise on screen: read in reverse, from the same first corner
+    np.testing.assert_array_equal(g.clockwise_quad(square[[0, 3, 2, 1]]), square)
+    assert g.clockwise_quad(square[[0, 2, 1, 3]]) is None  # crossing edges
+    assert g.clockwise_quad(np.array([[0, 0], [np.nan, 0], [1, 1], [0, 1]])) is None

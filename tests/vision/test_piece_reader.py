@@ -16,7 +16,7 @@ from vision.detections import Detections
 from vision.errors import ModelError
 from vision.gallery import Gallery, Reference, default_gallery, game_identities
 from vision.identify import Identifier, Match
-from vision.piece_reader import PieceReader, PieceReadings
+from vision.piece_reader import PieceReader, PieceReadings, warp_squares
 from vision.pipeline import Perception
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -561,8 +561,10 @@ def test_the_pipeline_names_penalty_cards_by_the_penalty_reader(
     assert named.identities[0] in ("dice-king/penalty-9", "dice-king/penalty-10")
     assert matches[0] is not None and "dice-king/penalty-10" in matches[0].aliases
     assert named.identities[1] == "dice-king/fairy-2"
-    unsure = Perception(
-        PerceptionConfig(face_readers={PENALTY: 1.01}), identifier=identifier, games=["dice-king"]
+    unsure = Perception(  # the face readers alone (no warp reader after them)
+        PerceptionConfig(face_readers={PENALTY: 1.01}, warp_readers={}),
+        identifier=identifier,
+        games=["dice-king"],
     )
     named = unsure.identify(frame, detections)
     assert named.identities[0] is None and named.identities[1] == "dice-king/fairy-2"
@@ -993,7 +995,10 @@ def test_a_face_reader_under_its_limit_names_a_face_another_reader_seconds(
     identifier = Identifier(default_gallery(["dice-king"]))
 
     def named(agree: dict[str, tuple[str, float, float]]) -> object:
-        config = PerceptionConfig(face_readers={PENALTY: 1.01}, face_readers_agree=agree)
+        # the face readers alone (no warp reader after them)
+        config = PerceptionConfig(
+            face_readers={PENALTY: 1.01}, face_readers_agree=agree, warp_readers={}
+        )
         perception = Perception(config, identifier=identifier, games=["dice-king"])
         return perception.identify(frame, detections).identities[0]
 
@@ -1063,3 +1068,127 @@ def test_a_piece_neither_look_names_alone_is_named_when_both_agree(
     assert identified(cheese, 0.65, (0.5, 0.6)) is None  # the reader's likeliest is ham
     assert identified(ham, 0.55, (0.5, 0.6)) is None  # the gallery too unsure
     assert identified(ham, 0.65, None) is None
+
+
+def test_warp_squares_turn_a_quarter_when_the_corners_start_one_later() -> None:
+    """A face-warp reader reads a quad whichever corner it starts at: the warp of a quad
+    listed from its next corner is the same square turned a quarter (so 4 views cover every
+    start), a quad listed counter-clockwise is read clockwise, and a bow tie is not warped."""
+    frame = np.zeros((100, 100, 3), np.uint8)
+    # four quadrants of four colours: any turn shows
+    for k, (y, x) in enumerate([(20, 30), (20, 50), (40, 50), (40, 30)]):
+        frame[y : y + 20, x : x + 20] = [(200, 40, 40), (40, 200, 40), (40, 40, 200), (90, 90, 90)][
+            k
+        ]
+    quad = np.array([[30.0, 20], [70, 20], [70, 60], [30, 60]])
+    starts = np.stack([quad, np.roll(quad, -1, axis=0), quad[[0, 3, 2, 1]], quad[[0, 2, 1, 3]]])
+    warps, readable = warp_squares(frame, starts, 40)
+    assert readable.tolist() == [True, True, True, False]
+    np.testing.assert_array_equal(warps[0], frame[20:60, 30:70])
+    turned = [np.abs(warps[1].astype(int) - np.rot90(warps[0], k)).mean() for k in range(4)]
+    assert int(np.argmin(turned)) == 1 and turned[1] < 10, turned  # a one-pixel shift at most
+    np.testing.assert_array_equal(warps[2], warps[0])
+    assert not warps[3].any()
+
+
+needs_warp_model = pytest.mark.skipif(
+    not (MODELS / "dice_king_warp_reader.onnx").is_file(), reason="no committed warp reader model"
+)
+DICE_KING = "dice-king/"
+
+
+@pytest.fixture(scope="module")
+def warp_reader() -> PieceReader:
+    from vision.piece_reader import FACE_WARP_MODELS
+
+    return PieceReader(FACE_WARP_MODELS[DICE_KING])
+
+
+def _corners(box: list) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+
+
+@needs_warp_model
+@pytest.mark.parametrize("turns", [0, 1, 2])
+def test_the_warp_reader_reads_every_dice_king_face_from_its_corners(
+    warp_reader: PieceReader, faces: dict[str, np.ndarray], turns: int
+) -> None:
+    """DK-2, DK-3, DK-4: each of Dice King's faces, lying any way round, is read from its
+    corners (whichever corner they start at); a King's Breakfast card is no Dice King face."""
+    config = replace(warp_reader.config, views=4)
+    reader = PieceReader(warp_reader.model_path, config)
+    identities = game_identities("dice-king")
+    frames, quads = [], []
+    for k, identity in enumerate(identities):
+        frame, box = table_with(faces[identity], long_side=100, turns=turns)
+        frames.append(frame)
+        quads.append(np.roll(_corners(box), -(k % 4), axis=0))
+    for frame, quad, identity in zip(frames, quads, identities, strict=True):
+        p = reader.read_quads(frame, quad[None], ["dice-king"]).probabilities[0]
+        best = reader.classes[int(p.argmax())]
+        assert identity in best and p.max() >= 0.9, (identity, best, p.max())
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100, turns=turns)
+    p = reader.read_quads(frame, _corners(box)[None], ["dice-king"]).probabilities[0]
+    assert p.argmax() == 0 or p.max() < 0.5
+
+
+@needs_warp_model
+def test_a_quad_that_is_no_quad_reads_as_no_face(warp_reader: PieceReader) -> None:
+    frame = np.full((80, 80, 3), 90, np.uint8)
+    bow_tie = np.array([[[10.0, 10], [60, 60], [60, 10], [10, 60]]])
+    readings = warp_reader.read_quads(frame, bow_tie)
+    assert readings.identities[0] is None and readings.probabilities[0, 0] == 1.0
+
+
+@needs_warp_model
+def test_the_pipeline_names_an_unnamed_dice_king_card_from_its_warp(
+    faces: dict[str, np.ndarray], warp_reader: PieceReader
+) -> None:
+    """`warp_readers`: a card neither the gallery nor the piece reader named, which the piece
+    reader finds likely enough a Dice King face (`warp_family`), is named the warp reader's
+    face; with `warp_seconds` only when the piece reader gives that face so much too."""
+    from vision.identify import IdentifyConfig
+    from vision.pipeline import PerceptionConfig
+
+    frame, box = table_with(faces["dice-king/fairy-2"], long_side=100)
+    card = make(["card"]).with_fields(
+        boxes_xyxy=np.array([box], np.float32),
+        corners_px=_corners(box)[None].astype(np.float32),
+        scores=np.array([0.9], np.float32),
+    )
+    reader = PieceReader()
+    fairies = [reader.class_index[f"dice-king/fairy-{n}"] for n in (1, 2, 3, 4)]
+
+    class Unsure:
+        """The piece reader torn between the four fairies (0.225 each), 0.1 no face."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(reader, name)
+
+        def read(self, frame: np.ndarray, boxes: np.ndarray, games: object) -> PieceReadings:
+            n = len(boxes)
+            odds = np.zeros((n, len(reader.classes)), np.float32)
+            odds[:, 0] = 0.1
+            odds[:, fairies] = 0.225
+            return PieceReadings(
+                np.array([None] * n, object), np.full(n, 0.225, np.float32), odds, np.zeros(n)
+            )
+
+    # a gallery that names nothing (no similarity reaches 2)
+    silent = Identifier(default_gallery(["dice-king"]), replace(IdentifyConfig(), min_score=2.0))
+
+    def named(**warp: object) -> object:
+        config = PerceptionConfig(second_look=False, outline_look=False, **warp)  # type: ignore[arg-type]
+        perception = Perception(config, identifier=silent, games=["dice-king"])
+        perception.piece_reader = Unsure()  # type: ignore[assignment]
+        return perception.identify(frame, card).identities[0]
+
+    assert named(warp_readers={}) is None
+    assert named() == "dice-king/fairy-2"  # the default: the Dice King warp reader at 0.9
+    assert named(warp_readers={DICE_KING: 0.9}) == "dice-king/fairy-2"
+    assert named(warp_readers={DICE_KING: 0.9}, warp_family={DICE_KING: 0.95}) is None
+    assert named(warp_readers={DICE_KING: 0.9}, warp_seconds={DICE_KING: 0.5}) is None
+    assert (
+        named(warp_readers={DICE_KING: 0.9}, warp_seconds={DICE_KING: 0.2}) == "dice-king/fairy-2"
+    )

@@ -371,6 +371,11 @@ PHOTO_FACE_READERS_AGREE = {"dice-king/penalty-": ("dice-king/", 0.9, 0.8)}
 # → 192 / 9 / 0; Dice King 502 / 20 / 0 → 503 / 19 / 0 and 667 / 33 / 0 → 672 / 28 / 0 (0.7:
 # 503 / 19 / 0 and 671 / 29 / 0). (With older readers, 0.5 for Dice King scored a photo wrong.)
 PHOTO_FACE_FAMILY = {"kings-breakfast/": 0.5, "dice-king/": 0.5}
+# Dice King cards left unnamed are read once more from their rectified faces
+# (`PerceptionConfig.warp_readers`, `models/dice_king_warp_reader.md`).
+PHOTO_WARP_READERS: dict[str, float] = {"dice-king/": 0.9}
+PHOTO_WARP_FAMILY: dict[str, float] = {}
+PHOTO_WARP_SECONDS: dict[str, float] = {"dice-king/": 0.5}
 # The piece reader scoring photos use: trained further than the live table's
 # (`models/piece_reader.md`, v7) on spreads and on what the detector boxes on the cloth beside
 # them. On the eval split's mixed tables it named fewer pieces and more wrongly than the
@@ -444,6 +449,9 @@ def perception_for(game: str | None) -> Any:
         table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         oversized=PHOTO_OVERSIZED,
         penalty_seals=PHOTO_PENALTY_SEALS,
+        warp_readers=PHOTO_WARP_READERS,
+        warp_family=PHOTO_WARP_FAMILY,
+        warp_seconds=PHOTO_WARP_SECONDS,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(
