@@ -63,9 +63,10 @@ from vision.top_face import TopFaceConfig, TopFaceReader, TopFaceReadings
 # Dice King cards left unnamed are read from their warped quads (`PerceptionConfig.warp_readers`,
 # `models/dice_king_warp_reader.md`) when the piece reader finds them at least 0.1 likely to show
 # a Dice King face. On 300 eval-split scenes of seed 101 (not the evaluated seed 100), matched
-# cards named right / wrong / unnamed 362 / 2 / 37 without; at 0.9 with the family at 0.9
-# 374 / 3 / 24, at 0.5 377 / 3 / 21, at 0.1 381 / 3 / 17, at 0 382 / 3 / 16 (the reader v0,
-# width 16); boxes on no piece named a Dice King card 0 -> 1 at 0.1, 2 at 0.
+# cards named right / wrong / unnamed 362 / 2 / 37 without; with a first reader (width 16) at
+# 0.9 and the family at 0.9 374 / 3 / 24, at 0.5 377 / 3 / 21, at 0.1 381 / 3 / 17, at 0
+# 382 / 3 / 16, and boxes on no piece named a Dice King card 0 -> 1 at 0.1, 2 at 0; the
+# committed reader (width 8) at 0.1 379 / 3 / 19.
 WARP_READERS = {"dice-king/": 0.9}
 WARP_FAMILY = {"dice-king/": 0.1}
 
@@ -299,10 +300,11 @@ class PerceptionConfig:
             unnamed piece to be named it (`first` mode, after the face readers). The box
             readers see small print at whatever size the piece has in the frame; the warp
             shows it at one size (the gallery, which also reads warps, was right where the
-            piece reader overruled it on a Dice King card's number). Empty (default): none.
+            piece reader overruled it on a Dice King card's number). Default
+            `WARP_READERS` (Dice King at 0.9); empty: none.
         warp_family: identity prefix (of `warp_readers`) → the least odds the piece reader
             gives an unnamed piece of showing a face of the prefix for the warp reader to read
-            it; a prefix left out: `face_family`.
+            it; a prefix left out: `face_family`. Default `WARP_FAMILY` (Dice King 0.1).
         warp_seconds: identity prefix (of `warp_readers`) → the least odds the piece reader
             must give the warp reader's face for it to name the piece. Empty: the warp reader
             names alone.
