@@ -877,13 +877,13 @@ def extract_face_warps(
         records = records[:limit]
     for scene_index, record in enumerate(tqdm(records, desc="face warps", disable=not progress)):
         objects = [o for o in record.truth["objects"] if o.get("box")]
+        # each target piece with its true corners as a clockwise quad (none: no convex quad)
         pieces = [
-            o
+            (o, quad)
             for o in objects
-            if o["kind"] in ("card", "tile")
-            and o.get("target")
-            and o.get("corners")
-            and clockwise_quad(np.array(o["corners"], np.float64)) is not None
+            if o["kind"] in ("card", "tile") and o.get("target") and o.get("corners")
+            for quad in [clockwise_quad(np.array(o["corners"], np.float64))]
+            if quad is not None
         ]
         if not pieces:
             continue
@@ -891,17 +891,15 @@ def extract_face_warps(
         if image is None:
             continue
         h, w = image.shape[:2]
+        boxes = np.array([o["box"] for o in objects], np.float64).reshape(-1, 4)
         quads, names = [], []
-        for o in pieces:
-            true = clockwise_quad(np.array(o["corners"], np.float64))
-            assert true is not None
+        for o, true in pieces:
             label = label_of.get(o.get("identity"), 0) if o.get("face_up", True) else 0
             for _ in range(jitters):
                 quads.append(np.roll(disturbed_quad(rng, true), -int(rng.integers(4)), axis=0))
                 names.append(label)
         for _ in range(negatives):
-            true = clockwise_quad(np.array(pieces[int(rng.integers(len(pieces)))]["corners"]))
-            assert true is not None
+            true = pieces[int(rng.integers(len(pieces)))][1]
             side = int(rng.integers(4))
             along = true[(side + 1) % 4] - true[side]
             quads.append(true + along * rng.uniform(0.45, 0.6) * rng.choice([-1, 1]))
@@ -912,7 +910,6 @@ def extract_face_warps(
             turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
             square = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * edge / 2
             table = centre + square @ turn.T
-            boxes = np.array([o["box"] for o in objects], np.float64).reshape(-1, 4)
             inside = (boxes[:, :2] <= centre) & (centre <= boxes[:, 2:])
             if not inside.all(axis=1).any():
                 quads.append(table)

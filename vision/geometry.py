@@ -17,9 +17,10 @@ mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
 
 Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
 `box_from_corners`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
-`visible_fraction_in_rect`, `is_convex_clockwise`, `quad_overlap`, `order_corners_clockwise`; the
-companion Café board's registration markers, shared by its art and its reader: `BOARD_MARKERS_FILE`,
-`BoardMarker`, `load_board_marker_spec`, `layout_spacing`, `board_markers_units`.
+`visible_fraction_in_rect`, `is_convex_clockwise`, `clockwise_quad`, `quad_overlap`,
+`order_corners_clockwise`; the companion Café board's registration markers, shared by its art
+and its reader: `BOARD_MARKERS_FILE`, `BoardMarker`, `load_board_marker_spec`, `layout_spacing`,
+`board_markers_units`.
 """
 
 from __future__ import annotations
@@ -337,6 +338,7 @@ __all__ = [
     "clip_polygon_to_rect",
     "homography_from_corners",
     "in_corner_order_of",
+    "clockwise_quad",
     "is_convex_clockwise",
     "quad_overlap",
     "order_corners_clockwise",

@@ -701,7 +701,7 @@ class Identifier:
             rows = []
             quads = []
             for i in np.flatnonzero(detections.kinds == kind):
-                quad = _clockwise(detections.corners_px[i])
+                quad = clockwise_quad(detections.corners_px[i])
                 if quad is None:
                     continue
                 sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
@@ -884,7 +884,7 @@ class Identifier:
             identities[i] = m.identity
             scores[i] = max(0.0, m.score) if m.identity is not None else 0.0
             if m.identity is not None:
-                quad = _clockwise(corners[i])
+                quad = clockwise_quad(corners[i])
                 if quad is not None:
                     printed = printed_corners(quad, m.rotation)
                     if self.config.align_corners:
@@ -927,14 +927,10 @@ def _decide(
 def printed_corners(corners: np.ndarray, rotation: int) -> np.ndarray:
     """A piece's 4 corners listed clockwise from its printed top-left (a `Match.rotation`);
     corners that form no convex quad are returned as given."""
-    quad = _clockwise(corners)
+    quad = clockwise_quad(corners)
     if quad is None:
         return np.asarray(corners)
     return np.roll(quad, rotation, axis=0).astype(np.asarray(corners).dtype)
-
-
-def _clockwise(corners: np.ndarray) -> np.ndarray | None:
-    return clockwise_quad(corners)
 
 
 __all__ = [

@@ -1298,19 +1298,24 @@ class Perception:
         Raises:
             ModelError: there is none for `prefix`, or its model cannot be loaded.
         """
-        if prefix not in self._face_readers:
-            model = FACE_READER_MODELS.get(prefix)
+        views = self.config.face_reader_views.get(prefix, 1)
+        return self._loaded_reader(prefix, FACE_READER_MODELS.get(prefix), "face reader", views)
+
+    def _loaded_reader(self, key: str, model: Path | None, what: str, views: int) -> PieceReader:
+        """The reader `model` under `key` in the readers loaded so far (loaded at first use, to
+        name only: `min_probability` 1), read in `views` quarter turns.
+
+        Raises:
+            ModelError: `model` is None (there is no such reader), or cannot be loaded.
+        """
+        if key not in self._face_readers:
             if model is None:
-                raise ModelError(f"no face reader for {prefix!r}")
-            self._face_readers[prefix] = PieceReader(
+                raise ModelError(f"no {what} for {key.rpartition(':')[2]!r}")
+            self._face_readers[key] = PieceReader(
                 model,
-                replace(
-                    self.config.piece_reader_config,
-                    min_probability=1.0,
-                    views=self.config.face_reader_views.get(prefix, 1),
-                ),
+                replace(self.config.piece_reader_config, min_probability=1.0, views=views),
             )
-        return self._face_readers[prefix]
+        return self._face_readers[key]
 
     def _read_faces(
         self,
@@ -1383,20 +1388,14 @@ class Perception:
         return detections.with_fields(identities=identities, identity_scores=scores), matches
 
     def warp_reader(self, prefix: str) -> PieceReader:
-        """The face-warp reader of identity `prefix` (`FACE_WARP_MODELS`), loaded once.
+        """The face-warp reader of identity `prefix` (`FACE_WARP_MODELS`), loaded once; it
+        reads every warp in its four quarter turns (a quad may start at any corner).
 
         Raises:
             ModelError: there is none for `prefix`, or its model cannot be loaded.
         """
-        key = f"warp:{prefix}"
-        if key not in self._face_readers:
-            model = FACE_WARP_MODELS.get(prefix)
-            if model is None:
-                raise ModelError(f"no face-warp reader for {prefix!r}")
-            self._face_readers[key] = PieceReader(
-                model, replace(self.config.piece_reader_config, min_probability=1.0, views=4)
-            )
-        return self._face_readers[key]
+        model = FACE_WARP_MODELS.get(prefix)
+        return self._loaded_reader(f"warp:{prefix}", model, "face-warp reader", 4)
 
     def _read_warps(
         self,
