@@ -464,6 +464,25 @@ def test_ci22_a_tile_box_far_from_square_refuses_the_photo() -> None:
     )
 
 
+def test_ci22_a_part_of_a_tile_beside_the_spread_refuses_the_photo() -> None:
+    """CI-22: an unidentified box far smaller than the named tiles is set aside as the table's
+    pattern, but not one touching a named tile from outside: the part of a tile the detector
+    boxed only partly (a validation hand's USA tile found only as its flag's canton). Scoring
+    the hand without it would be wrong; the photo is asked again."""
+    tiles = [
+        piece("tile", (60 * i + 40, 60), f"cafe-international/{t}", half=25.0)
+        for i, t in enumerate(["joker/w", "italy/m", "turkey/w"])
+    ]
+    canton = piece("tile", (185 + 2 + 12, 60 - 10), None, half=12.0)  # 2 px right of the Turkey
+    reading = read_spread(detections([*tiles, canton]))
+    assert reading.observation is None
+    assert reading.problems
+    # the same box away from the spread (a dot of the cloth), or on the Turkey: set aside
+    for centre in ((300, 60), (170, 50)):
+        away = piece("tile", centre, None, half=12.0)
+        assert read_spread(detections([*tiles, away])).observation is not None
+
+
 def test_ci22_a_tile_found_only_in_overlapping_parts_refuses_the_photo() -> None:
     """CI-22: unidentified boxes far smaller than the named tiles are set aside as the table's
     pattern, but not parts that overlap one another and together span a tile outside every

@@ -166,7 +166,7 @@ def test_kb19_a_card_much_smaller_than_the_others_refuses_the_photo() -> None:
 def test_kb19_an_unidentified_speck_among_named_cards_is_set_aside() -> None:
     """KB-19: an unidentified box under half the size of the named cards (a dot of the
     tablecloth) is no card of a spread (each at least half visible): set aside, the photo
-    counted. With fewer than three named cards to compare with, it still refuses the photo."""
+    counted. With one named card alone to compare with, it still refuses the photo."""
     cards = [
         piece("card", (100 + 90 * i, 100), f"kings-breakfast/{f}", half=40.0)
         for i, f in enumerate(["ham", "bread", "wine"])
@@ -175,7 +175,8 @@ def test_kb19_an_unidentified_speck_among_named_cards_is_set_aside() -> None:
     reading = read_spread(detections([*cards, speck]))
     assert reading.observation == {"ham": 1, "bread": 1, "wine": 1}
     assert reading.seen["ignored"] == 1
-    assert read_spread(detections([*cards[:2], speck])).observation is None
+    assert read_spread(detections([*cards[:2], speck])).observation == {"ham": 1, "bread": 1}
+    assert read_spread(detections([cards[0], speck])).observation is None
     # an unidentified box of a card's size may be a card: the photo is asked again
     unsure = piece("card", (500, 100), None, half=35.0)
     assert read_spread(detections([*cards, unsure])).observation is None
