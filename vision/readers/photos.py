@@ -122,6 +122,14 @@ PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.5}
 # (a tile never detected); 0.25 → 6.5 % right, none made up. With it (20 tables, same seeds):
 # 0.25 → 9 right and 1 made up, 0.15 → 8 right and none (a tile the detector had missed).
 PHOTO_DETECTION_SCORE = 0.15
+# ... but cards at this: no true card in a validation photo was found that weakly (the weakest of
+# 7,376 King's Breakfast and Dice King cards, seeds 8,000,100+, at 0.475), while boxes of the
+# table's pattern found at 0.15-0.22 stayed unnamed and refused their photos. Every photo of
+# validation tables, right / refused / wrong, 0.15 -> 0.25: seeds 8,000,100+ (100 tables) Dice
+# King 88 / 12 / 0 -> 93 / 7 / 0, King's Breakfast 87 / 13 / 0 -> 91 / 9 / 0; 8,000,300+ (150)
+# 128 / 22 / 0 -> 130 / 20 / 0 and 138 / 12 / 0 -> 142 / 8 / 0. Not Café tiles: a true tile
+# left unnamed was found at 0.24 (its photo asked again, as it must be).
+PHOTO_CARD_DETECTION_SCORE = 0.25
 # The piece reader (`vision.piece_reader`) names a piece from its box when its best face is at
 # least this likely, and a detection it finds at least `PHOTO_NOT_PIECE` likely to show no
 # companion face (the table's pattern, a back) is dropped instead of refusing the photo. Chosen
@@ -400,7 +408,8 @@ PIECE_KIND = {"cafe-international": "tile", "kings-breakfast": "card", "dice-kin
 
 @functools.cache
 def perception_for(game: str | None) -> Any:
-    """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE`, every
+    """The perception pipeline for scoring photos: detection at `PHOTO_DETECTION_SCORE` (cards
+    `PHOTO_CARD_DETECTION_SCORE`), every
     detection taken as the game's kind of piece (the detector confuses small cards, tiles and
     dice), identification restricted to `game` and stricter (`PHOTO_MIN_SCORE`, and the piece
     reader's `PHOTO_PIECE_PROBABILITY`, and its veto `PHOTO_PIECE_VETO`; Dice King's and King's
@@ -414,8 +423,9 @@ def perception_for(game: str | None) -> Any:
     from vision.piece_reader import PieceReaderConfig
     from vision.pipeline import Perception, PerceptionConfig
 
-    low = PHOTO_DETECTION_SCORE
     kind = None if game is None else PIECE_KIND.get(game)
+    # every detection is taken as the game's kind of piece (`piece_kind`), so one score for all
+    low = PHOTO_CARD_DETECTION_SCORE if kind == "card" else PHOTO_DETECTION_SCORE
     config = PerceptionConfig(
         detector=DetectorConfig(
             score_thresholds={"card": low, "tile": low, "die": low},
@@ -524,6 +534,7 @@ def parse_player_photos(values: list[str] | None) -> dict[str, str]:
 
 
 __all__ = [
+    "PHOTO_CARD_DETECTION_SCORE",
     "PHOTO_DETECTION_SCORE",
     "PHOTO_DUPLICATE_OVERLAP",
     "PHOTO_MIN_SCORE",
