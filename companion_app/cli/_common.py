@@ -14,6 +14,25 @@ class UsageError(ValueError):
     """A command-line problem that is not the engines' business (missing option, bad file)."""
 
 
+# What a player can do about a scoring photo the app could not read (pieces it could not name,
+# or one much smaller than the others): nearly every such photo of the rendered benchmark is read
+# when taken again (`benchmarks/end_of_game_scores.py --retakes 2`: 93-94 % of tables first try,
+# 97.5-100 % within two retakes); a half-covered Dice King penalty card hides its value.
+RETAKE_ADVICE = (
+    "take that photo again: pieces flat and apart, each face at least half in view (a penalty "
+    "card's number showing), the camera above them"
+)
+
+
+def photo_refused(problems: tuple[str, ...]) -> UsageError:
+    """The one-line error for a scoring photo the reader refused: its first problem, with
+    `RETAKE_ADVICE` when a retake can help (not for another game's piece or an empty photo)."""
+    problem = problems[0]
+    if "could not be identified" in problem or "looks much smaller" in problem:
+        return UsageError(f"{problem}; {RETAKE_ADVICE}")
+    return UsageError(problem)
+
+
 def read_json_source(source: str, what: str) -> Any:
     """Parse JSON from a file path, or from standard input when `source` is ``-``.
 
@@ -47,4 +66,11 @@ def print_lines(lines: list[str]) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-__all__ = ["UsageError", "print_json", "print_lines", "read_json_source"]
+__all__ = [
+    "RETAKE_ADVICE",
+    "UsageError",
+    "photo_refused",
+    "print_json",
+    "print_lines",
+    "read_json_source",
+]

@@ -197,7 +197,7 @@ def score(args: argparse.Namespace) -> int:
     photo. Each photo is an image or its ``detect --json`` output; a photo with no tiles, an
     unidentified tile or another game's piece stops with a one-line message (exit 2).
     """
-    from companion_app.cli._common import UsageError
+    from companion_app.cli._common import UsageError, photo_refused
     from engines.cafe_international.scoring import hand_penalty, ranking, winners
     from vision.readers.cafe_international import read_spread
     from vision.readers.photos import parse_player_photos, photo_detections
@@ -224,7 +224,7 @@ def score(args: argparse.Namespace) -> int:
             photo_detections(path, "cafe-international")[0], what=f"photo of {name} {path!r}"
         )
         if reading.problems:
-            raise UsageError(reading.problems[0])
+            raise photo_refused(reading.problems)
         tiles[name] = reading.observation
     players: dict[str, Any] = {}
     for name, points in running.items():

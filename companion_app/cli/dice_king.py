@@ -19,7 +19,13 @@ import random
 from typing import Any, cast
 
 import engines.dice_king as dk
-from companion_app.cli._common import UsageError, print_json, print_lines, read_json_source
+from companion_app.cli._common import (
+    UsageError,
+    photo_refused,
+    print_json,
+    print_lines,
+    read_json_source,
+)
 from engines.api import GameRules, sample_chance
 from engines.dice_king import advisor
 from engines.dice_king.catalogue import DICE, penalties
@@ -154,7 +160,7 @@ def score(args: argparse.Namespace) -> int:
             photo_detections(path, "dice-king")[0], what=f"photo of {name} {path!r}"
         )
         if reading.problems:
-            raise UsageError(reading.problems[0])
+            raise photo_refused(reading.problems)
         piles[name] = reading.observation
     parts = {name: score_kingdom(deck, pile) for name, pile in piles.items()}
     order = sorted(parts, key=lambda n: (-parts[n].total, parts[n].penalty_cards))

@@ -16,7 +16,13 @@ import random
 from typing import Any
 
 import engines.kings_breakfast as kb
-from companion_app.cli._common import UsageError, print_json, print_lines, read_json_source
+from companion_app.cli._common import (
+    UsageError,
+    photo_refused,
+    print_json,
+    print_lines,
+    read_json_source,
+)
 from engines.errors import MalformedError
 from engines.kings_breakfast.hints import hints
 from engines.kings_breakfast.policy import choose_action
@@ -74,7 +80,7 @@ def score_photos(args: argparse.Namespace) -> int:
     }
     for reading in (king, *readings.values()):
         if reading.problems:
-            raise UsageError(reading.problems[0])
+            raise photo_refused(reading.problems)
     counts = {"king": king.observation, "players": {n: r.observation for n, r in readings.items()}}
     result = kb.scores_from_counts(counts)
     result["seen"] = {"king": king.seen, "players": {n: r.seen for n, r in readings.items()}}

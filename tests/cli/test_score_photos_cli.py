@@ -232,3 +232,24 @@ def test_dk_a_photo_of_the_wrong_game_exits_2(
     photo = _photo(tmp_path, "a", _kb_ids({"ham": 2}))
     code, out, err = _run(["score", "dice-king", "--player", f"Anna={photo}"], capsys)
     assert code == 2 and out == "" and "is not a dice-king piece" in err
+
+
+def test_dk_an_unidentified_card_asks_for_the_photo_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DK-25: a kingdom photo with a card the app cannot name is refused (exit 2, never a
+    score) in one line that says what to do: take it again with every face in view."""
+    from companion_app.cli._common import RETAKE_ADVICE
+
+    photo = Path(_photo(tmp_path, "a", ["dice-king/elf-1", "dice-king/penalty-1"]))
+    data = json.loads(photo.read_text(encoding="utf-8"))
+    data["objects"][1]["identity"] = None
+    photo.write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = _run(["score", "dice-king", "--player", f"Anna={photo}"], capsys)
+    assert code == 2 and out == ""
+    assert "could not be identified" in err and RETAKE_ADVICE in err
+    assert len(err.strip().splitlines()) == 1
+    # another game's piece is no matter of retaking
+    wrong = _photo(tmp_path, "b", _kb_ids({"ham": 2}))
+    code, out, err = _run(["score", "dice-king", "--player", f"Anna={wrong}"], capsys)
+    assert code == 2 and RETAKE_ADVICE not in err
