@@ -119,6 +119,22 @@ def test_unnamed_cards_get_a_second_and_an_outline_look(
     assert result.identities[1] is None and len(matches) == 2
 
 
+@needs_models
+def test_boxes_the_piece_reader_finds_no_piece_get_no_extra_look() -> None:
+    """The second and outline looks cost milliseconds a box; a box the piece reader finds
+    surely no piece (`PerceptionConfig.looks_below_not_piece`) is matched once, not again."""
+    identifier = NthLookIdentifier(3)
+    perception = Perception(identifier=identifier)  # type: ignore[arg-type]
+    frame = np.full((64, 64, 3), 90, np.uint8)
+    detections = make(["card", "die"])
+    named, _ = perception._match_gallery(frame, detections, np.array([True, False]))
+    assert len(identifier.corners) == 1 and named.identities[0] is None
+    identifier = NthLookIdentifier(3)
+    perception = Perception(identifier=identifier)  # type: ignore[arg-type]
+    named, _ = perception._match_gallery(frame, detections, np.array([False, False]))
+    assert len(identifier.corners) == 3 and named.identities[0] is not None
+
+
 def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     """Two card detections whose quads overlap by most of the smaller are one card (the
     detector's box suppression misses turned, overlapping cards): the named one stays; two

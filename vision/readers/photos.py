@@ -467,6 +467,9 @@ def perception_for(game: str | None) -> Any:
         warp_readers=PHOTO_WARP_READERS,
         warp_family=PHOTO_WARP_FAMILY,
         warp_seconds=PHOTO_WARP_SECONDS,
+        # every unnamed box looked at again: a photo is read once, and its settings were
+        # measured so
+        looks_below_not_piece=None,
     )
     identifier = Identifier(config=replace(IdentifyConfig(), min_score=PHOTO_MIN_SCORE))
     return Perception(
