@@ -16,7 +16,7 @@ Points are arrays of shape (n, 2) (x, y) in float64 unless stated; homographies 
 mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
 
 Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
-`box_from_corners`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
+`box_from_corners`, `boxes_near`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
 `visible_fraction_in_rect`, `is_convex_clockwise`, `clockwise_quad`, `quad_overlap`,
 `order_corners_clockwise`; the companion Café board's registration markers, shared by its art
 and its reader: `BOARD_MARKERS_FILE`, `BoardMarker`, `load_board_marker_spec`, `layout_spacing`,
@@ -324,6 +324,23 @@ def change_aspect(y: np.ndarray | float, from_aspect: float, to_aspect: float) -
     return 0.5 + (np.asarray(y, float) - 0.5) * (to_aspect / from_aspect)
 
 
+def boxes_near(
+    boxes_xyxy: np.ndarray, candidates: np.ndarray, anchors: np.ndarray, within: float
+) -> np.ndarray:
+    """(n,) bool: the `candidates` rows whose box lies within `within` × the median anchor box
+    side of one of the `anchors` rows' boxes (gap between the boxes, 0 when they touch)."""
+    near = np.zeros(len(boxes_xyxy), bool)
+    if len(anchors) == 0 or not candidates.any():
+        return near
+    boxes = np.asarray(boxes_xyxy, np.float64)
+    anchor_boxes = boxes[anchors]
+    side = float(np.median((anchor_boxes[:, 2:] - anchor_boxes[:, :2]).max(axis=1)))
+    for i in np.flatnonzero(candidates):
+        gap = np.maximum(anchor_boxes[:, :2] - boxes[i, 2:], boxes[i, :2] - anchor_boxes[:, 2:])
+        near[i] = bool((np.maximum(gap, 0.0).max(axis=1) <= within * side).any())
+    return near
+
+
 __all__ = [
     "BOARD_MARKERS_FILE",
     "CORNER_NAMES",
@@ -333,6 +350,7 @@ __all__ = [
     "load_board_marker_spec",
     "box_area",
     "box_from_corners",
+    "boxes_near",
     "change_aspect",
     "clip_box",
     "clip_polygon_to_rect",

@@ -44,7 +44,7 @@ from vision.dice_reader import (
 )
 from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
-from vision.geometry import quad_overlap
+from vision.geometry import boxes_near, quad_overlap
 from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
 from vision.penalty_seal import PENALTY_PREFIX, read_seal
@@ -563,23 +563,6 @@ def _same_name(
     return dropped is not None and a in dropped.aliases
 
 
-def _near_boxes(
-    boxes_xyxy: np.ndarray, candidates: np.ndarray, anchors: np.ndarray, within: float
-) -> np.ndarray:
-    """(n,) bool: the `candidates` rows whose box lies within `within` × the median anchor box
-    side of one of the `anchors` rows' boxes (gap between the boxes, 0 when they touch)."""
-    near = np.zeros(len(boxes_xyxy), bool)
-    if len(anchors) == 0 or not candidates.any():
-        return near
-    boxes = np.asarray(boxes_xyxy, np.float64)
-    anchor_boxes = boxes[anchors]
-    side = float(np.median((anchor_boxes[:, 2:] - anchor_boxes[:, :2]).max(axis=1)))
-    for i in np.flatnonzero(candidates):
-        gap = np.maximum(anchor_boxes[:, :2] - boxes[i, 2:], boxes[i, :2] - anchor_boxes[:, 2:])
-        near[i] = bool((np.maximum(gap, 0.0).max(axis=1) <= within * side).any())
-    return near
-
-
 def _intersection(boxes: np.ndarray, i: int, j: int) -> float:
     """Area shared by boxes `i` and `j` of `boxes` (n, 4 xyxy)."""
     wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
@@ -978,8 +961,10 @@ class Perception:
                 pieces & np.array([i is None for i in detections.identities], bool)
             )
             if len(rest):
-                with np.errstate(invalid="ignore"):  # NaN: not read
-                    no_looks = odds[rest, 0] >= (self.config.looks_below_not_piece or np.inf)
+                no_looks = np.zeros(len(rest), bool)
+                if self.config.looks_below_not_piece is not None:
+                    with np.errstate(invalid="ignore"):  # NaN: not read
+                        no_looks = odds[rest, 0] >= self.config.looks_below_not_piece
                 matched, rest_matches = self._match_gallery(frame, detections[rest], no_looks)
                 matched, rest_matches = self._veto(matched, rest_matches, odds[rest])
                 matched, rest_matches = self._agreed(matched, rest_matches, odds[rest])
@@ -1182,7 +1167,7 @@ class Perception:
             anchor = np.array([i is not None for i in readings.identities], bool)
             if self.config.near_faces_below is not None:
                 anchor |= readings.probabilities[:, 0] < self.config.near_faces_below
-            near = _near_boxes(
+            near = boxes_near(
                 detections.boxes_xyxy, not_pieces, rows[anchor], self.config.keep_not_pieces_within
             )
             # a "no piece" box next to pieces may be a piece boxed badly (half on the table), or

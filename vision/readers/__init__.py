@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detections
+from vision.geometry import boxes_near
 
 
 @dataclass(frozen=True)
@@ -136,22 +137,16 @@ def _beside_named_pieces(detections: Detections, kind: str, small: np.ndarray) -
     Café hand (seed 8,000,396) a USA tile next to a named Turkey was boxed only as its flag's
     canton (0.54 of a tile), set aside, and the hand was scored without it. Specks of the
     table lie anywhere, seldom touching the spread."""
-    beside = np.zeros(len(detections), bool)
     named = np.array([i is not None for i in detections.identities], bool) & (
         detections.kinds == kind
     )
     if not small.any() or not named.any():
-        return beside
-    boxes = detections.boxes_xyxy.astype(np.float64)
-    hosts = boxes[named]
-    side = float(np.median((hosts[:, 2:] - hosts[:, :2]).max(axis=1)))
-    for i in np.flatnonzero(small):
-        b = boxes[i]
-        # the gap between two boxes: along each axis the space between them (0 when overlapping)
-        gaps = np.maximum(0.0, np.maximum(hosts[:, :2] - b[2:], b[:2] - hosts[:, 2:]))
-        near = float(np.hypot(gaps[:, 0], gaps[:, 1]).min()) <= SPREAD_BESIDE * side
-        beside[i] = near and _share_inside(b, hosts) < PART_INSIDE
-    return beside
+        return np.zeros(len(detections), bool)
+    near = boxes_near(detections.boxes_xyxy, small, np.flatnonzero(named), SPREAD_BESIDE)
+    hosts = detections.boxes_xyxy[named].astype(np.float64)
+    for i in np.flatnonzero(near):
+        near[i] = _share_inside(detections.boxes_xyxy[i].astype(np.float64), hosts) < PART_INSIDE
+    return near
 
 
 def _parts_of_an_unnamed_piece(detections: Detections, kind: str, small: np.ndarray) -> np.ndarray:
