@@ -103,4 +103,26 @@ def play_whole_game(folder: str | Path, game: str = "dice-king") -> int:
     return app.exit_status
 
 
-__all__ = ["WINDOW_SIZE", "launch", "play_whole_game", "prepare_kivy_environment", "tour"]
+def scan_photo(folder: str | Path, game: str, source: str) -> int:
+    """Open the app on a new `game` with `source` (an image folder) as its camera, show
+    Scoring, tap the first person's Scan, wait until the picture is read, save
+    ``scoring.png`` and ``scan.json`` (the message and that person's counts) into `folder`,
+    exit."""
+    prepare_kivy_environment()
+    from companion_app.app.main import TableCompanionApp
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    app = TableCompanionApp(game=game, source=source, scan_folder=folder)
+    app.run()
+    return app.exit_status
+
+
+__all__ = [
+    "WINDOW_SIZE",
+    "launch",
+    "play_whole_game",
+    "prepare_kivy_environment",
+    "scan_photo",
+    "tour",
+]

@@ -23,6 +23,7 @@ import logging
 import os
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,7 @@ DEMO_STEP_S = 0.12
 DEMO_STEPS = 30
 TOUR_TAPS = 4
 PLAY_TAPS_PER_FRAME = 6
+SCAN_WAIT_S = 60.0  # the scripted scan's limit: the models load, then one photo is read
 TOUR_SETTLE_S = 1.0  # a slow machine needs a few frames before a new screen's layout settles
 DEMO_ANSWER_S = 0.8  # the demo answers a tracker question from the recording after this long
 SCREENS = ("home", "table", "scoring", "history", "settings")
@@ -119,6 +121,7 @@ class TableCompanionApp(App):
         demo_steps: int = DEMO_STEPS,
         play_folder: Path | None = None,
         recognition_factory: Any = None,
+        scan_folder: Path | None = None,
     ) -> None:
         super().__init__()
         self.title = "Table Companion"
@@ -132,6 +135,8 @@ class TableCompanionApp(App):
         self._perceive = perceive
         self._demo_steps = demo_steps
         self._play_folder = play_folder
+        self._scan_folder = scan_folder
+        self._scan_deadline = 0.0
         # (session, corrections) -> Recognition: replaces `load_recognition` (tests, benchmarks)
         self._recognition_factory = recognition_factory
         self.store = storage.GameStore()
@@ -210,6 +215,9 @@ class TableCompanionApp(App):
         Clock.schedule_interval(self._tick_status, 1.0 / STATUS_HZ)
         if self._play_folder is not None:
             Clock.schedule_once(lambda _dt: self._play_taps(), TOUR_SETTLE_S)
+        elif self._scan_folder is not None:
+            self._scan_deadline = time.monotonic() + SCAN_WAIT_S
+            Clock.schedule_once(lambda _dt: self._scan_tap(), TOUR_SETTLE_S)
         elif self._tour_folder is not None and not self._demo_left:
             Clock.schedule_once(lambda _dt: self._tour(list(TOUR)), 1.0)
         elif self._exit_after is not None:
@@ -476,8 +484,11 @@ class TableCompanionApp(App):
         table = self.root_view.ids.table
         if latest is not None and latest[0] != self._shown_index:
             self._shown_index, frame = latest
-            if self.root_view.ids.screens.current == "table":
+            current = self.root_view.ids.screens.current
+            if current == "table":
                 table.show_frame(frame)
+            elif current == "scoring":  # what a scan would read
+                self.root_view.ids.scoring.show_frame(frame)
             live.note_preview_shown()
             if self._clip is not None:
                 self._follow_recording(self._shown_index)
@@ -1008,6 +1019,49 @@ class TableCompanionApp(App):
             "shown": {p: v["total"] for p, v in shown.get("players", {}).items()},
         }
         (self._play_folder / "result.json").write_text(json.dumps(record), encoding="utf-8")
+        self.stop()
+
+    def _scan_tap(self) -> None:
+        """Show Scoring and tap the first person's Scan once the camera has a picture."""
+        from companion_app.app.scoring import ScanButton
+
+        scoring = self.root_view.ids.scoring
+        if self.root_view.ids.screens.current != "scoring":
+            self.show("scoring")  # tapped once the screen has slid in and laid out
+            Clock.schedule_once(lambda _dt: self._scan_tap(), TOUR_SETTLE_S)
+            return
+        buttons = [w for w in scoring.walk() if isinstance(w, ScanButton)]
+        has_picture = self.live is not None and self.live.latest_frame() is not None
+        if not buttons or not has_picture:
+            if time.monotonic() < self._scan_deadline:
+                Clock.schedule_once(lambda _dt: self._scan_tap(), 0.2)
+                return
+            self._scan_done(None)
+            return
+        first = scoring.vm.scannable_rows()[0] if scoring.vm is not None else None
+        button = next((b for b in buttons if b.row == first), buttons[0])
+        self._tap(button.children[0])
+        Clock.schedule_once(lambda _dt: self._scan_wait(button.row), 0.2)
+
+    def _scan_wait(self, row: str) -> None:
+        if self.root_view.ids.scoring.scanning and time.monotonic() < self._scan_deadline:
+            Clock.schedule_once(lambda _dt: self._scan_wait(row), 0.2)
+            return
+        Clock.schedule_once(lambda _dt: self._scan_done(row), TOUR_SETTLE_S / 2)
+
+    def _scan_done(self, row: str | None) -> None:
+        """Save ``scoring.png`` and ``scan.json`` (the message, the row's counts), then exit."""
+        assert self._scan_folder is not None
+        scoring = self.root_view.ids.scoring
+        vm = scoring.vm
+        self.save_screenshot(self._scan_folder / "scoring.png")
+        record = {
+            "row": row,
+            "scanning": scoring.scanning,
+            "message": scoring.scan_message,
+            "counts": {c: vm.count(row, c) for c in vm.columns()} if vm and row else {},
+        }
+        (self._scan_folder / "scan.json").write_text(json.dumps(record), encoding="utf-8")
         self.stop()
 
     def save_screenshot(self, path: Path) -> Path:

@@ -1,10 +1,16 @@
-"""The Scoring screen: counts entered with big − / + buttons, the ranking and the breakdown."""
+"""The Scoring screen: counts entered with big − / + buttons or read from a photo of a player's
+spread pieces (the camera's picture, read off the UI thread), the ranking and the breakdown."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import cv2
+import numpy as np
 from kivy.app import App
+from kivy.clock import Clock
+from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
@@ -13,14 +19,22 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
 from companion_app.app import theme
+from companion_app.app.table import fit_to
 from companion_app.app.widgets import fill_sections
 from companion_app.storage import StorageError
-from companion_app.viewmodels.scoring import ScoringViewModel
+from companion_app.viewmodels.scoring import ScanResult, ScoringViewModel
 
 Builder.load_file(__file__.replace(".py", ".kv"))
 
 CELL_WIDTH = 140
 ROW_LABEL_WIDTH = 150
+
+
+class ScanButton(BoxLayout):
+    """Reads the camera's picture into one person's counts."""
+
+    screen = ObjectProperty(None)
+    row = StringProperty("")
 
 
 class CountCell(BoxLayout):
@@ -57,6 +71,8 @@ class ScoringScreen(Screen):
     auto_fill = True  # follow the game until a player edits a count
     title = StringProperty("")
     export_message = StringProperty("")
+    scan_message = StringProperty("")
+    scanning = BooleanProperty(False)
     has_session = BooleanProperty(False)
 
     def bind_vm(self, vm: ScoringViewModel | None, session: Any = None) -> None:
@@ -65,6 +81,7 @@ class ScoringScreen(Screen):
         self.session = session
         self.has_session = session is not None
         self.auto_fill = True
+        self.scan_message = ""
         self.refresh()
 
     def step(self, row: str, column: str, delta: int) -> None:
@@ -86,6 +103,71 @@ class ScoringScreen(Screen):
         if self.vm is not None:
             self.vm.clear()
             self.refresh()
+
+    def show_frame(self, frame: np.ndarray) -> None:
+        """The camera's picture, small, so players can aim it at a spread before scanning."""
+        preview = self.ids.camera
+        width, height = preview.size
+        small = fit_to(frame, (width, height))
+        size = (int(small.shape[1]), int(small.shape[0]))
+        texture = preview.texture
+        if texture is None or tuple(texture.size) != size:
+            texture = Texture.create(size=size, colorfmt="rgba")
+            texture.flip_vertical()
+        texture.blit_buffer(
+            cv2.cvtColor(small, cv2.COLOR_BGR2RGBA).tobytes(), colorfmt="rgba", bufferfmt="ubyte"
+        )
+        preview.texture = texture
+        preview.canvas.ask_update()
+
+    def scan(self, row: str) -> None:
+        """Read the camera's newest picture as a photo of `row`'s spread pieces (a few seconds,
+        off the UI thread); its counts replace the row's, a refused photo says why."""
+        app = App.get_running_app()
+        vm = self.vm
+        if vm is None or self.scanning:
+            return
+        live = getattr(app, "live", None)
+        latest = live.latest_frame() if live is not None else None
+        if live is None or latest is None:
+            self.scan_message = app.translator.t("scoring.scan_no_picture")
+            return
+        if live.paused:  # its picture is an old one, not what the camera sees now
+            self.scan_message = app.translator.t("scoring.scan_paused")
+            return
+        frame = latest[1].copy()
+        session = self.session
+        self.scanning = True
+        self.scan_message = app.translator.t("scoring.scan_reading", name=vm.row_label(row))
+
+        def read() -> None:
+            try:
+                result = vm.read_photo(row, frame, session)
+            except Exception as error:  # shown, never a crash of the app
+                result = ScanResult(row, {}, (f"{type(error).__name__}: {error}",))
+            Clock.schedule_once(lambda _dt: self._scanned(vm, result))
+
+        threading.Thread(target=read, name="scoring-photo", daemon=True).start()
+
+    def _scanned(self, vm: ScoringViewModel, result: ScanResult) -> None:
+        """A photo has been read (UI thread): fill its row, or say why it was refused."""
+        self.scanning = False
+        if vm is not self.vm:  # another game's form since: its counts are not this photo's
+            return
+        tr = App.get_running_app().translator.t
+        name = vm.row_label(result.row)
+        if result.ok:
+            vm.apply_scan(result)
+            self.auto_fill = False  # the photo's counts, not the game's
+            self.scan_message = tr("scoring.scan_done", name=name)
+        else:
+            from vision.readers.photos import retake_helps
+
+            problem = result.problems[0]
+            self.scan_message = tr("scoring.scan_refused", name=name, problem=problem)
+            if retake_helps(problem):
+                self.scan_message += " " + tr("scoring.scan_retake")
+        self.refresh()
 
     def export(self) -> None:
         """Write the results as JSON and CSV into the user data folder."""
@@ -120,6 +202,17 @@ class ScoringScreen(Screen):
         grid.add_widget(_label("", ROW_LABEL_WIDTH))
         for person in people:
             grid.add_widget(_label(vm.row_label(person), CELL_WIDTH, bold=True, colour=theme.FOCUS))
+        scannable = vm.scannable_rows()
+        if scannable:
+            grid.add_widget(_label(app.translator.t("scoring.photo_row"), ROW_LABEL_WIDTH))
+            for person in people:
+                if person in scannable:
+                    cell: Any = ScanButton(
+                        screen=self, row=person, size_hint_x=None, width=dp(CELL_WIDTH)
+                    )
+                else:
+                    cell = _label("", CELL_WIDTH)
+                grid.add_widget(cell)
         for column in vm.columns():
             grid.add_widget(_label(vm.column_label(column), ROW_LABEL_WIDTH, bold=True))
             for person in people:
@@ -136,4 +229,4 @@ class ScoringScreen(Screen):
         fill_sections(self.ids.summary, vm.summary_sections())
 
 
-__all__ = ["CountCell", "ScoringScreen"]
+__all__ = ["CountCell", "ScanButton", "ScoringScreen"]

@@ -27,8 +27,10 @@ RETAKE_ADVICE = (
 def photo_refused(problems: tuple[str, ...]) -> UsageError:
     """The one-line error for a scoring photo the reader refused: its first problem, with
     `RETAKE_ADVICE` when a retake can help (not for another game's piece or an empty photo)."""
+    from vision.readers.photos import retake_helps
+
     problem = problems[0]
-    if "could not be identified" in problem or "looks much smaller" in problem:
+    if retake_helps(problem):
         return UsageError(f"{problem}; {RETAKE_ADVICE}")
     return UsageError(problem)
 

@@ -195,6 +195,19 @@ class CafeScoring(ScoringViewModel):
                 )
         return lines
 
+    def scannable_rows(self) -> list[str]:
+        return self.rows()
+
+    def photo_name(self, row: str) -> str:
+        return f"photo of {row}'s tiles"
+
+    def counts_from_reading(
+        self, row: str, observation: Any, session: Any = None
+    ) -> dict[str, int]:
+        # the tiles left in hand (CI-22); the running points are the game's, not the photo's
+        jokers = sum(1 for tile in observation if str(tile).startswith("joker/"))
+        return {"tiles": len(observation) - jokers, "jokers": jokers}
+
     def fill_from_state(self, session: Any) -> None:
         state = session.state
         self.clear()

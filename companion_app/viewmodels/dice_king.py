@@ -11,6 +11,7 @@ from companion_app.viewmodels.panel import PanelLine, PanelSection, PanelViewMod
 from companion_app.viewmodels.scoring import BreakdownLine, ScoringViewModel
 from companion_app.viewmodels.session import GameSession
 from engines.dice_king.advisor import advise, advised_action, request_from_state
+from engines.dice_king.catalogue import companion_deck
 from engines.dice_king.scoring import KingdomScore, score_kingdom
 
 GAME = "dice-king"
@@ -193,6 +194,21 @@ class DiceKingScoring(ScoringViewModel):
                     BreakdownLine(p, "DK-26", t("dk.line.tie_break", count=k.penalty_cards))
                 )
         return lines
+
+    def scannable_rows(self) -> list[str]:
+        return self.rows()
+
+    def photo_name(self, row: str) -> str:
+        return f"photo of {row}'s kingdom"
+
+    def counts_from_reading(
+        self, row: str, observation: Any, session: Any = None
+    ) -> dict[str, int]:
+        # the game's own deck when there is one (a deck file of the user's printing), else the
+        # companion deck the photo reader knows (DK-25)
+        deck = session.state.deck if session is not None else companion_deck()
+        kingdom = score_kingdom(deck, list(observation))
+        return {part: getattr(kingdom, part) for part in _PARTS}
 
     def fill_from_state(self, session: Any) -> None:
         state = session.state

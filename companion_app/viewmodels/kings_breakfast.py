@@ -192,6 +192,19 @@ class KingsBreakfastScoring(ScoringViewModel):
                 )
         return lines
 
+    def scannable_rows(self) -> list[str]:
+        return self.rows()
+
+    def photo_name(self, row: str) -> str:
+        return "photo of the king's area" if row == "king" else f"photo of {row}'s cards"
+
+    def counts_from_reading(
+        self, row: str, observation: Any, session: Any = None
+    ) -> dict[str, int]:
+        # every food, so a food the photo does not show is 0; an Emerald in a hand scores
+        # nothing by itself (KB-19) and has no column
+        return {food: int(observation.get(food, 0)) for food in FOODS}
+
     def fill_from_state(self, session: Any) -> None:
         state = session.state
         self.clear()

@@ -4,13 +4,14 @@ A scoring form is a grid: one row per player (King's Breakfast adds the king's r
 per category (a food, tiles left in hand, inhabitant points, ...). Each game's form
 (`scoring_for`) knows its rows and columns and asks its engine for the scores; the breakdown names
 the rule clause behind each line so players can check the arithmetic at the table. Photos of the
-final spread replace hand entry when perception lands (same form, counts filled in).
+final spread fill a row's counts (`ScoringViewModel.scan`: the camera's picture of a player's
+spread pieces, read as `table-companion score` reads a photo); a refused photo changes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,28 @@ from companion_app.viewmodels.panel import PanelLine, PanelSection
 
 MAX_COUNT = 99  # cards or tiles of one kind
 MAX_POINTS = 9999  # running points (a Café game often passes 100)
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What reading one row's photo did.
+
+    Attributes:
+        row: the row the photo was for.
+        filled: column → the count set from the photo (empty when refused).
+        problems: why the photo was refused (empty when its counts were taken).
+        seen: what the reader saw (its pieces, what it set aside), for the user.
+    """
+
+    row: str
+    filled: dict[str, int]
+    problems: tuple[str, ...] = ()
+    seen: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the photo's counts were taken."""
+        return not self.problems
 
 
 @dataclass(frozen=True)
@@ -97,6 +120,65 @@ class ScoringViewModel:
         """Prefill the grid from a finished (or running) game, where the game knows how."""
         return None
 
+    # ---- photos ---
+    def scannable_rows(self) -> list[str]:
+        """The rows a photo can fill (none in the generic form)."""
+        return []
+
+    def photo_name(self, row: str) -> str:
+        """How the reader's problems name the photo of `row`."""
+        return f"photo of {row}"
+
+    def counts_from_reading(
+        self, row: str, observation: Any, session: Any = None
+    ) -> dict[str, int]:
+        """column → count of `row` from a photo's accepted reading (`read_scoring_frame`).
+
+        Raises:
+            ValueError: the reading cannot be scored in this form (a card outside the deck).
+        """
+        raise ValueError(f"{self.game} cannot be scored from photos")
+
+    def read_photo(self, row: str, frame: Any, session: Any = None) -> ScanResult:
+        """Read a photo of `row`'s pieces (uint8 BGR, a camera frame) with
+        `vision.readers.photos.read_scoring_frame`, as `table-companion score` reads one (the
+        models load at the first photo of a game); the form is not changed (`apply_scan`), so
+        this may run off the UI thread. A refused photo, or one that cannot be read, comes back
+        with its problems; `session` (the game being played) gives Dice King its deck.
+
+        Raises:
+            ValueError: `row` is not a row a photo can fill.
+        """
+        if row not in self.scannable_rows():
+            raise ValueError(f"no photo can fill row {row!r} of the {self.game} scores")
+        from vision.readers.photos import PhotoError, read_scoring_frame
+
+        what = self.photo_name(row)
+        try:
+            reading = read_scoring_frame(self.game, frame, king=row == "king", what=what)
+        except PhotoError as error:
+            return ScanResult(row, {}, (str(error),))
+        if reading.problems:
+            return ScanResult(row, {}, tuple(reading.problems), dict(reading.seen))
+        try:
+            counts = self.counts_from_reading(row, reading.observation, session)
+        except (ValueError, KeyError) as error:
+            message = error.args[0] if error.args else str(error)
+            return ScanResult(row, {}, (f"{what}: {message}",), dict(reading.seen))
+        return ScanResult(row, counts, (), dict(reading.seen))
+
+    def apply_scan(self, result: ScanResult) -> None:
+        """Set the counts of an accepted photo (`read_photo`); a refused one changes nothing."""
+        if result.ok:
+            for column, value in result.filled.items():
+                self.set_count(result.row, column, value)
+
+    def scan(self, row: str, frame: Any, session: Any = None) -> ScanResult:
+        """`read_photo`, then `apply_scan`: fill `row` from a photo of its pieces."""
+        result = self.read_photo(row, frame, session)
+        self.apply_scan(result)
+        return result
+
     # ---- results ---
     def result(self) -> dict[str, Any]:
         """Final scores in the `score` JSON shape, with ``game`` added."""
@@ -171,4 +253,11 @@ def scoring_for(game: str, players: Sequence[str], tr: Translator) -> ScoringVie
     return forms.get(game, ScoringViewModel)(players, tr)
 
 
-__all__ = ["MAX_COUNT", "MAX_POINTS", "BreakdownLine", "ScoringViewModel", "scoring_for"]
+__all__ = [
+    "MAX_COUNT",
+    "MAX_POINTS",
+    "BreakdownLine",
+    "ScanResult",
+    "ScoringViewModel",
+    "scoring_for",
+]

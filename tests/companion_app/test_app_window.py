@@ -98,6 +98,19 @@ def test_killed_mid_game_loses_nothing_saved(tmp_path: Path) -> None:
     assert resumed.rules.state_to_json(resumed.state) == record["state"]
 
 
+def _run_app(code: str, home: Path) -> None:
+    """Run `code` (a scripted app) in a Python subprocess of its own; it must exit 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_env(home),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def _not_blank(image: np.ndarray) -> bool:
     return float(image.std()) > 20.0
 
@@ -105,19 +118,11 @@ def _not_blank(image: np.ndarray) -> bool:
 def test_whole_game_by_touches_ends_on_scoring_with_the_right_scores(tmp_path: Path) -> None:
     """Simulated touches play a whole Dice King game on the Table, then tap Scoring: the
     screen shows the engine's scores of the saved game, replayed from its record."""
-    code = (
+    _run_app(
         "import sys; from companion_app.app import play_whole_game; "
-        f"sys.exit(play_whole_game({str(tmp_path / 'play')!r}, 'dice-king'))"
+        f"sys.exit(play_whole_game({str(tmp_path / 'play')!r}, 'dice-king'))",
+        tmp_path / "home",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=_env(tmp_path / "home"),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads((tmp_path / "play" / "result.json").read_text(encoding="utf-8"))
     assert result["screen"] == "scoring" and result["over"]
     [info] = GameStore(tmp_path / "home").list()
@@ -126,6 +131,35 @@ def test_whole_game_by_touches_ends_on_scoring_with_the_right_scores(tmp_path: P
     assert len(replayed.history.actions) == result["steps"]
     assert result["shown"] == result["engine_scores"] == replayed.scores()
     shot = cv2.imread(str(tmp_path / "play" / "scoring.png"))
+    assert shot is not None and _not_blank(shot)
+
+
+def test_scan_on_scoring_reads_the_camera_picture_into_a_players_row(tmp_path: Path) -> None:
+    """DK-25: with a photo of a kingdom pile as the camera's picture, Scan on the Scoring
+    screen fills the first player's row with that pile's parts (the photo read off the UI
+    thread by the scoring-photo pipeline, as `score dice-king` reads it)."""
+    from datasets.state_render import render_spread
+    from engines.dice_king.catalogue import companion_deck
+    from engines.dice_king.scoring import score_kingdom
+
+    deck = companion_deck()
+    pile = [card.id for card in deck.cards[:5]]
+    frame, _ = render_spread([f"dice-king/{c}" for c in pile], 51)
+    camera = tmp_path / "camera"
+    camera.mkdir()
+    cv2.imwrite(str(camera / "pile.png"), frame)
+    _run_app(
+        "import sys; from companion_app.app import scan_photo; "
+        f"sys.exit(scan_photo({str(tmp_path / 'scan')!r}, 'dice-king', {str(camera)!r}))",
+        tmp_path / "home",
+    )
+    result = json.loads((tmp_path / "scan" / "scan.json").read_text(encoding="utf-8"))
+    assert result["row"] and not result["scanning"]
+    assert "taken from the photo" in result["message"], result["message"]
+    expected = score_kingdom(deck, pile)
+    assert result["counts"] == {part: getattr(expected, part) for part in result["counts"]}
+    assert result["counts"]["inhabitants"] == expected.inhabitants > 0
+    shot = cv2.imread(str(tmp_path / "scan" / "scoring.png"))
     assert shot is not None and _not_blank(shot)
 
 

@@ -513,11 +513,58 @@ def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tu
             f"photo {path!r}: no detector is installed yet; pass its detect --json output "
             "(a .json file) instead"
         ) from None
+    return frame_detections(frame, game, f"photo {path!r}"), (
+        int(frame.shape[1]),
+        int(frame.shape[0]),
+    )
+
+
+def frame_detections(frame: np.ndarray, game: str | None, where: str = "photo") -> Detections:
+    """Detections of a scoring photo already in memory (uint8 BGR; a camera frame), read as
+    `photo_detections` reads an image file.
+
+    Raises:
+        PhotoError: the frame cannot be processed or the models cannot be loaded; the message
+            starts with `where`.
+    """
     try:
-        detections = perception_for(game).process(frame)
+        return perception_for(game).process(frame)
     except ValueError as error:  # ModelError, BadFrameError: one line, naming the photo
-        raise PhotoError(f"photo {path!r}: {error}") from None
-    return detections, (int(frame.shape[1]), int(frame.shape[0]))
+        raise PhotoError(f"{where}: {error}") from None
+
+
+def read_scoring_frame(
+    game: str, frame: np.ndarray, *, king: bool = False, what: str = "photo"
+) -> Any:
+    """One scoring photo of `game` in memory (a player's spread pieces; with `king`, King's
+    Breakfast's king's area), read by the game's spread reader: a `vision.readers.Reading` whose
+    observation is what the `score` command counts from the same photo (King's Breakfast: food
+    → count; Café International: the tiles; Dice King: the card ids), or whose problems say why
+    it is refused. `what` names the photo in those problems.
+
+    Raises:
+        PhotoError: an unknown game, `king` for a game without a king, or a frame that cannot
+            be processed.
+    """
+    from vision.readers import cafe_international, dice_king, kings_breakfast
+
+    if game not in PIECE_KIND:
+        raise PhotoError(f"no scoring photos for game {game!r}")
+    if king and game != "kings-breakfast":
+        raise PhotoError(f"{game} has no king's area to photograph")
+    detections = frame_detections(frame, game, what)
+    if game == "kings-breakfast":
+        return kings_breakfast.read_spread(detections, what=what, allow_emerald=not king)
+    if game == "cafe-international":
+        return cafe_international.read_spread(detections, what=what)
+    return dice_king.read_spread(detections, what=what)
+
+
+def retake_helps(problem: str) -> bool:
+    """Whether taking a refused scoring photo again can help: a piece not identified, or one
+    much smaller than the others (nearly every such rendered photo is read when taken again),
+    not another game's piece or a photo without pieces."""
+    return "could not be identified" in problem or "looks much smaller" in problem
 
 
 def parse_player_photos(values: list[str] | None) -> dict[str, str]:
@@ -557,6 +604,9 @@ __all__ = [
     "PhotoError",
     "detections_from_json",
     "parse_player_photos",
+    "frame_detections",
     "perception_for",
     "photo_detections",
+    "read_scoring_frame",
+    "retake_helps",
 ]
