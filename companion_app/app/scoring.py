@@ -4,6 +4,7 @@ spread pieces (the camera's picture, read off the UI thread), the ranking and th
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import cv2
@@ -22,11 +23,13 @@ from companion_app.app import theme
 from companion_app.app.table import fit_to
 from companion_app.app.widgets import fill_sections
 from companion_app.storage import StorageError
-from companion_app.viewmodels.scoring import ScanResult, ScoringViewModel
+from companion_app.viewmodels.scoring import ScanResult, ScoringViewModel, annotate_scan
 
 Builder.load_file(__file__.replace(".py", ".kv"))
 
 CELL_WIDTH = 140
+# how long a scanned picture, its pieces boxed, stays in place of the camera's
+SCAN_SHOWN_S = 10.0
 ROW_LABEL_WIDTH = 150
 
 
@@ -74,6 +77,7 @@ class ScoringScreen(Screen):
     scan_message = StringProperty("")
     scanning = BooleanProperty(False)
     has_session = BooleanProperty(False)
+    _scanned_until = 0.0  # monotonic time the scanned picture gives way to the camera's
 
     def bind_vm(self, vm: ScoringViewModel | None, session: Any = None) -> None:
         """Show the form `vm` (of `session`'s game, when there is one)."""
@@ -104,8 +108,14 @@ class ScoringScreen(Screen):
             self.vm.clear()
             self.refresh()
 
-    def show_frame(self, frame: np.ndarray) -> None:
-        """The camera's picture, small, so players can aim it at a spread before scanning."""
+    def show_frame(self, frame: np.ndarray, *, scanned: bool = False) -> None:
+        """The camera's picture, small, so players can aim it at a spread before scanning; a
+        `scanned` picture (its pieces boxed) stays for `SCAN_SHOWN_S` in place of the camera's."""
+        now = time.monotonic()
+        if scanned:
+            self._scanned_until = now + SCAN_SHOWN_S
+        elif now < self._scanned_until:
+            return
         preview = self.ids.camera
         width, height = preview.size
         small = fit_to(frame, (width, height))
@@ -145,15 +155,17 @@ class ScoringScreen(Screen):
                 result = vm.read_photo(row, frame, session)
             except Exception as error:  # shown, never a crash of the app
                 result = ScanResult(row, {}, (f"{type(error).__name__}: {error}",))
-            Clock.schedule_once(lambda _dt: self._scanned(vm, result))
+            Clock.schedule_once(lambda _dt: self._scanned(vm, result, frame))
 
         threading.Thread(target=read, name="scoring-photo", daemon=True).start()
 
-    def _scanned(self, vm: ScoringViewModel, result: ScanResult) -> None:
-        """A photo has been read (UI thread): fill its row, or say why it was refused."""
+    def _scanned(self, vm: ScoringViewModel, result: ScanResult, frame: np.ndarray) -> None:
+        """A photo has been read (UI thread): fill its row, or say why it was refused; show
+        the picture with its pieces boxed."""
         self.scanning = False
         if vm is not self.vm:  # another game's form since: its counts are not this photo's
             return
+        self.show_frame(annotate_scan(frame, result), scanned=True)
         tr = App.get_running_app().translator.t
         name = vm.row_label(result.row)
         if result.ok:
@@ -165,8 +177,12 @@ class ScoringScreen(Screen):
 
             problem = result.problems[0]
             self.scan_message = tr("scoring.scan_refused", name=name, problem=problem)
+            if any(identity is None for _, identity in result.pieces):
+                self.scan_message += " " + tr("scoring.scan_marked")
             if retake_helps(problem):
                 self.scan_message += " " + tr("scoring.scan_retake")
+                if vm.game == "dice-king":  # a covered number hides a penalty card's value
+                    self.scan_message += " " + tr("scoring.scan_retake_penalty")
         self.refresh()
 
     def export(self) -> None:

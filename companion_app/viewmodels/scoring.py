@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 from companion_app import storage
 from companion_app.i18n import Translator
 from companion_app.viewmodels.panel import PanelLine, PanelSection
@@ -32,12 +35,16 @@ class ScanResult:
         filled: column → the count set from the photo (empty when refused).
         problems: why the photo was refused (empty when its counts were taken).
         seen: what the reader saw (its pieces, what it set aside), for the user.
+        pieces: each piece the reader took into account, as (box x0, y0, x1, y1 in the
+            photo's pixels, its identity or None when it could not be identified), so that the
+            screen can show which one to put right.
     """
 
     row: str
     filled: dict[str, int]
     problems: tuple[str, ...] = ()
     seen: dict[str, Any] = field(default_factory=dict)
+    pieces: tuple[tuple[tuple[float, float, float, float], str | None], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -155,17 +162,25 @@ class ScoringViewModel:
 
         what = self.photo_name(row)
         try:
-            reading = read_scoring_frame(self.game, frame, king=row == "king", what=what)
+            read = read_scoring_frame(self.game, frame, king=row == "king", what=what)
         except PhotoError as error:
             return ScanResult(row, {}, (str(error),))
-        if reading.problems:
-            return ScanResult(row, {}, tuple(reading.problems), dict(reading.seen))
-        try:
-            counts = self.counts_from_reading(row, reading.observation, session)
-        except (ValueError, KeyError) as error:
-            message = error.args[0] if error.args else str(error)
-            return ScanResult(row, {}, (f"{what}: {message}",), dict(reading.seen))
-        return ScanResult(row, counts, (), dict(reading.seen))
+        reading = read.reading
+        pieces = tuple(
+            ((float(x0), float(y0), float(x1), float(y1)), None if name is None else str(name))
+            for (x0, y0, x1, y1), name in zip(
+                read.pieces.boxes_xyxy, read.pieces.identities, strict=True
+            )
+        )
+        problems: tuple[str, ...] = tuple(reading.problems)
+        counts: dict[str, int] = {}
+        if not problems:
+            try:
+                counts = self.counts_from_reading(row, reading.observation, session)
+            except (ValueError, KeyError) as error:
+                message = error.args[0] if error.args else str(error)
+                problems = (f"{what}: {message}",)
+        return ScanResult(row, {} if problems else counts, problems, dict(reading.seen), pieces)
 
     def apply_scan(self, result: ScanResult) -> None:
         """Set the counts of an accepted photo (`read_photo`); a refused one changes nothing."""
@@ -241,6 +256,38 @@ class ScoringViewModel:
         return storage.export_results(self.result(), stem, folder)
 
 
+# box colours (BGR) of a scanned picture: a named piece, one that could not be identified
+SCAN_NAMED_BGR = (80, 200, 60)
+SCAN_UNNAMED_BGR = (40, 40, 230)
+
+
+def annotate_scan(frame: np.ndarray, result: ScanResult) -> np.ndarray:
+    """A copy of a scanned picture with each piece the reader took into account boxed: named
+    ones green with their short name, ones it could not identify red and thicker (the piece
+    to straighten, uncover or bring into focus before scanning again)."""
+    picture = np.ascontiguousarray(frame, dtype=np.uint8).copy()
+    scale = max(picture.shape[:2]) / 800.0
+    thin, thick = max(1, round(2 * scale)), max(2, round(5 * scale))
+    for (x0, y0, x1, y1), identity in result.pieces:
+        corner, far = (round(x0), round(y0)), (round(x1), round(y1))
+        if identity is None:
+            cv2.rectangle(picture, corner, far, SCAN_UNNAMED_BGR, thick)
+            continue
+        cv2.rectangle(picture, corner, far, SCAN_NAMED_BGR, thin)
+        name = identity.partition("/")[2] or identity
+        cv2.putText(
+            picture,
+            name,
+            (corner[0] + thin, corner[1] + round(16 * scale)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.45 * scale,
+            SCAN_NAMED_BGR,
+            max(1, round(scale)),
+            cv2.LINE_AA,
+        )
+    return picture
+
+
 def scoring_for(game: str, players: Sequence[str], tr: Translator) -> ScoringViewModel:
     """The scoring form of `game` (the generic one for a game without its own)."""
     from companion_app.viewmodels import cafe_international, dice_king, kings_breakfast
@@ -257,7 +304,10 @@ __all__ = [
     "MAX_COUNT",
     "MAX_POINTS",
     "BreakdownLine",
+    "SCAN_NAMED_BGR",
+    "SCAN_UNNAMED_BGR",
     "ScanResult",
     "ScoringViewModel",
+    "annotate_scan",
     "scoring_for",
 ]

@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from companion_app.i18n import Translator
-from companion_app.viewmodels.scoring import ScoringViewModel, scoring_for
+from companion_app.viewmodels.scoring import (
+    SCAN_NAMED_BGR,
+    SCAN_UNNAMED_BGR,
+    ScanResult,
+    ScoringViewModel,
+    annotate_scan,
+    scoring_for,
+)
 from datasets.state_render import render_spread
 from engines.dice_king.catalogue import companion_deck
 from engines.dice_king.scoring import score_kingdom
@@ -63,6 +70,8 @@ def test_dk25_kingdom_photo_fills_the_parts_of_its_score() -> None:
     result = form.scan("Anna", frame)
     assert result.ok, result.problems
     assert sorted(result.seen["cards"]) == sorted(pile)
+    # every piece it took into account is there to be shown, named
+    assert sorted(str(name) for _, name in result.pieces) == sorted(f"dice-king/{c}" for c in pile)
     assert form.result()["players"]["Anna"]["total"] == score_kingdom(deck, pile).total
 
 
@@ -97,3 +106,18 @@ def test_only_rows_of_pieces_can_be_scanned() -> None:
         form.scan("king", np.zeros((480, 640, 3), np.uint8))
     generic = ScoringViewModel(["Anna"], Translator("en"))
     assert generic.scannable_rows() == []
+
+
+def test_the_scanned_picture_boxes_named_pieces_green_and_unidentified_ones_red() -> None:
+    frame = np.full((300, 400, 3), 128, np.uint8)
+    result = ScanResult(
+        "Anna",
+        {},
+        ("a card in the photo of Anna's cards could not be identified",),
+        pieces=(((10, 10, 60, 80), "kings-breakfast/cheese"), ((200, 40, 260, 120), None)),
+    )
+    picture = annotate_scan(frame, result)
+    assert tuple(picture[40, 10]) == SCAN_NAMED_BGR  # the named card's left edge
+    assert tuple(picture[80, 200]) == SCAN_UNNAMED_BGR  # the unidentified card's left edge
+    assert tuple(picture[150, 300]) == (128, 128, 128)  # the table elsewhere untouched
+    assert int(frame.std()) == 0  # the camera's frame itself is not drawn on

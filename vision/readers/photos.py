@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -533,20 +534,36 @@ def frame_detections(frame: np.ndarray, game: str | None, where: str = "photo") 
         raise PhotoError(f"{where}: {error}") from None
 
 
+@dataclass(frozen=True)
+class ScoringFrame:
+    """A scoring photo read (`read_scoring_frame`).
+
+    Attributes:
+        reading: the game's spread reading (`vision.readers.Reading`): what the `score` command
+            counts from the same photo, or the problems that refuse it.
+        pieces: the pieces the reader took into account (`vision.readers.spread_pieces`: the
+            photo's cards or tiles, what it set aside left out), named or not, so that a player
+            can see which one was not identified.
+    """
+
+    reading: Any
+    pieces: Detections
+
+
 def read_scoring_frame(
     game: str, frame: np.ndarray, *, king: bool = False, what: str = "photo"
-) -> Any:
+) -> ScoringFrame:
     """One scoring photo of `game` in memory (a player's spread pieces; with `king`, King's
-    Breakfast's king's area), read by the game's spread reader: a `vision.readers.Reading` whose
-    observation is what the `score` command counts from the same photo (King's Breakfast: food
-    → count; Café International: the tiles; Dice King: the card ids), or whose problems say why
-    it is refused. `what` names the photo in those problems.
+    Breakfast's king's area), read by the game's spread reader, whose observation is what the
+    `score` command counts from the same photo (King's Breakfast: food → count; Café
+    International: the tiles; Dice King: the card ids), or whose problems say why it is
+    refused. `what` names the photo in those problems.
 
     Raises:
         PhotoError: an unknown game, `king` for a game without a king, or a frame that cannot
             be processed.
     """
-    from vision.readers import cafe_international, dice_king, kings_breakfast
+    from vision.readers import cafe_international, dice_king, kings_breakfast, spread_pieces
 
     if game not in PIECE_KIND:
         raise PhotoError(f"no scoring photos for game {game!r}")
@@ -554,10 +571,12 @@ def read_scoring_frame(
         raise PhotoError(f"{game} has no king's area to photograph")
     detections = frame_detections(frame, game, what)
     if game == "kings-breakfast":
-        return kings_breakfast.read_spread(detections, what=what, allow_emerald=not king)
-    if game == "cafe-international":
-        return cafe_international.read_spread(detections, what=what)
-    return dice_king.read_spread(detections, what=what)
+        reading = kings_breakfast.read_spread(detections, what=what, allow_emerald=not king)
+    elif game == "cafe-international":
+        reading = cafe_international.read_spread(detections, what=what)
+    else:
+        reading = dice_king.read_spread(detections, what=what)
+    return ScoringFrame(reading, spread_pieces(detections, PIECE_KIND[game])[0])
 
 
 def retake_helps(problem: str) -> bool:
@@ -602,6 +621,7 @@ __all__ = [
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
+    "ScoringFrame",
     "detections_from_json",
     "parse_player_photos",
     "frame_detections",
