@@ -47,9 +47,9 @@ def main() -> int:
             for identities, photo_seed, what in table_photos(game, seed):
                 frame, _ = render_spread(identities, photo_seed)
                 form = scoring_for(game, ["player"], Translator("en"))
-                row = "king" if what == "king" else "player"
+                person = "king" if what == "king" else "player"
                 started = time.perf_counter()
-                result = form.read_photo(row, frame)
+                result = form.read_photo(person, frame)
                 elapsed = (time.perf_counter() - started) * 1000
                 if first_ms is None:
                     first_ms = elapsed
