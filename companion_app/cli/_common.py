@@ -25,12 +25,16 @@ RETAKE_ADVICE = (
 
 
 def photo_refused(problems: tuple[str, ...]) -> UsageError:
-    """The one-line error for a scoring photo the reader refused: its first problem, with
-    `RETAKE_ADVICE` when a retake can help (not for another game's piece or an empty photo)."""
+    """The one-line error for a scoring photo the reader refused: its first problem (and how
+    many more), with `RETAKE_ADVICE` when a retake can help (not for another game's piece or an
+    empty photo)."""
     from vision.readers.photos import retake_helps
 
     problem = problems[0]
-    if retake_helps(problem):
+    if len(problems) > 1:  # one line: the first in full, the rest counted
+        more = len(problems) - 1
+        problem += f" (and {more} more problem{'s' if more > 1 else ''} in that photo)"
+    if retake_helps(problems[0]):
         return UsageError(f"{problem}; {RETAKE_ADVICE}")
     return UsageError(problem)
 

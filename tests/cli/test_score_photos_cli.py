@@ -253,3 +253,20 @@ def test_dk_an_unidentified_card_asks_for_the_photo_again(
     wrong = _photo(tmp_path, "b", _kb_ids({"ham": 2}))
     code, out, err = _run(["score", "dice-king", "--player", f"Anna={wrong}"], capsys)
     assert code == 2 and RETAKE_ADVICE not in err
+
+
+def test_kb_two_unidentified_cards_name_the_first_and_count_the_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """KB-19: one line, saying where in the spread the first unnamed card lies and how many more
+    problems the photo has."""
+    photo = Path(_photo(tmp_path, "a", _kb_ids({"ham": 2, "cheese": 2})))
+    data = json.loads(photo.read_text(encoding="utf-8"))
+    for obj in data["objects"][:2]:
+        obj["identity"] = None
+    photo.write_text(json.dumps(data), encoding="utf-8")
+    argv = ["score", "kings-breakfast", "--king", str(photo), "--player", f"Anna={photo}"]
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "could not be identified (" in err and "of the spread)" in err
+    assert "(and 1 more problem in that photo)" in err

@@ -232,6 +232,34 @@ def foreign_problem(identity: str, game: str) -> str:
     return f"a {identity.partition('/')[0]} piece ({identity}) is not a {game} piece"
 
 
+def spread_place(boxes: np.ndarray, index: int) -> str:
+    """Where piece `index` of a spread (`boxes`, (n, 4) xyxy) lies, in words a player finds it
+    by: "top left", "bottom", "middle", … of the spread, by thirds of its pieces' centres; a
+    direction the spread hardly extends in (one row) has no top or bottom. "" for one piece."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if len(boxes) < 2 or not 0 <= index < len(boxes):
+        return ""
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    low, high = centres.min(axis=0), centres.max(axis=0)
+    typical = np.median(boxes[:, 2:] - boxes[:, :2], axis=0)
+    words = []
+    for axis, names in ((1, ("top", "", "bottom")), (0, ("left", "", "right"))):
+        extent = high[axis] - low[axis]
+        if extent > 0.5 * typical[axis]:
+            third = min(2, int(3 * (centres[index, axis] - low[axis]) / extent))
+            words.append(names[third])
+    return " ".join(word for word in words if word) or "middle"
+
+
+def unidentified_problem(what: str, piece: str, boxes: np.ndarray, index: int) -> str:
+    """The problem of a spread's piece `index` that could not be identified, saying where it
+    lies (`spread_place`) so that a player can find it: "a card in the photo could not be
+    identified (top left of the spread)"."""
+    place = spread_place(boxes, index)
+    where = f" ({place} of the spread)" if place else ""
+    return f"a {piece} in the {what} could not be identified{where}"
+
+
 __all__ = [
     "SPREAD_SMALLEST",
     "Reading",
@@ -240,4 +268,6 @@ __all__ = [
     "foreign_problem",
     "small_pieces",
     "spread_pieces",
+    "spread_place",
+    "unidentified_problem",
 ]

@@ -51,7 +51,14 @@ from vision.geometry import (
     polygon_area,
     project_points,
 )
-from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
+from vision.readers import (
+    Reading,
+    card_centres,
+    foreign_problem,
+    small_pieces,
+    spread_pieces,
+    unidentified_problem,
+)
 from vision.readers.cafe_slots import SlotRead, SlotReader
 from vision.readers.zones import zones_file
 
@@ -942,9 +949,9 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
         problems.append(
             f"a tile in the {what} is not square (two tiles seen as one, or another game's card?)"
         )
-    for identity in pieces.identities:
+    for index, identity in enumerate(pieces.identities):
         if identity is None:
-            problems.append(f"a tile in the {what} could not be identified")
+            problems.append(unidentified_problem(what, "tile", pieces.boxes_xyxy, index))
         elif not str(identity).startswith(PREFIX):
             problems.append(foreign_problem(str(identity), GAME))
         else:

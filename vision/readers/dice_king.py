@@ -19,7 +19,14 @@ import numpy as np
 
 from engines.dice_king.explain import UNKNOWN_CARD, Observation
 from vision.detections import Detections
-from vision.readers import Reading, card_centres, foreign_problem, small_pieces, spread_pieces
+from vision.readers import (
+    Reading,
+    card_centres,
+    foreign_problem,
+    small_pieces,
+    spread_pieces,
+    unidentified_problem,
+)
 from vision.readers.zones import Zones, default_zones
 
 GAME = "dice-king"
@@ -164,9 +171,9 @@ def read_spread(detections: Detections, *, what: str = "photo") -> Reading:
         problems.append(
             f"a card in the {what} looks much smaller than the others (a pattern of the table?)"
         )
-    for identity in cards.identities:
+    for index, identity in enumerate(cards.identities):
         if identity is None:
-            problems.append(f"a card in the {what} could not be identified")
+            problems.append(unidentified_problem(what, "card", cards.boxes_xyxy, index))
         elif not str(identity).startswith(PREFIX):
             problems.append(foreign_problem(str(identity), GAME))
         else:

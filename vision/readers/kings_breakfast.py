@@ -32,6 +32,7 @@ from vision.readers import (
     foreign_problem,
     small_pieces,
     spread_pieces,
+    unidentified_problem,
 )
 from vision.readers.zones import Zones, default_zones
 
@@ -163,9 +164,9 @@ def read_spread(
         problems.append(
             f"a card in the {what} looks much smaller than the others (a pattern of the table?)"
         )
-    for identity in cards.identities:
+    for index, identity in enumerate(cards.identities):
         if identity is None:
-            problems.append(f"a card in the {what} could not be identified")
+            problems.append(unidentified_problem(what, "card", cards.boxes_xyxy, index))
         elif not str(identity).startswith(PREFIX):
             problems.append(foreign_problem(str(identity), GAME))
         elif str(identity).endswith("/emerald") and not allow_emerald:

@@ -420,7 +420,7 @@ def test_ci22_an_unidentified_card_on_a_tile_is_set_aside_elsewhere_refused() ->
     assert reading.observation == ["joker/w"] and reading.seen["ignored"] == 1
     beside = [*tiles, piece("card", (300, 60), None)]
     assert read_spread(detections(beside)).problems == (
-        "a tile in the photo could not be identified",
+        "a tile in the photo could not be identified (right of the spread)",
     )
 
 

@@ -130,7 +130,9 @@ def test_dk25_a_spread_kingdom_still_refuses_an_unidentified_card() -> None:
     ]
     reading = read_spread(detections(pile))
     assert reading.observation is None
-    assert reading.problems == ("a card in the photo could not be identified",)
+    assert reading.problems == (
+        "a card in the photo could not be identified (right of the spread)",
+    )
 
 
 def test_dk25_an_unidentified_tile_on_a_card_is_set_aside() -> None:
@@ -144,7 +146,7 @@ def test_dk25_an_unidentified_tile_on_a_card_is_set_aside() -> None:
     assert reading.observation == ["snob-1"] and reading.seen["ignored"] == 1
     apart = [*pile, piece("tile", (400, 200), None)]
     assert read_spread(detections(apart)).problems == (
-        "a card in the photo could not be identified",
+        "a card in the photo could not be identified (right of the spread)",
     )
 
 

@@ -110,7 +110,9 @@ def test_kb19_a_spread_photo_with_an_unidentified_card_is_refused() -> None:
     ]
     reading = read_spread(detections(cards), what="king photo")
     assert reading.observation is None
-    assert reading.problems == ("a card in the king photo could not be identified",)
+    assert reading.problems == (
+        "a card in the king photo could not be identified (right of the spread)",
+    )
     assert reading.seen["unidentified"] == 1
 
 
@@ -141,7 +143,7 @@ def test_kb19_an_unidentified_tile_on_a_card_is_set_aside_elsewhere_refused() ->
     assert reading.seen["ignored"] == 1
     apart = [*cards, piece("tile", (300, 300), None)]
     assert read_spread(detections(apart)).problems == (
-        "a card in the photo could not be identified",
+        "a card in the photo could not be identified (bottom right of the spread)",
     )
     foreign = [*cards, piece("tile", (400, 300), "cafe-international/italy/m")]
     assert "is not a kings-breakfast piece" in read_spread(detections(foreign)).problems[0]

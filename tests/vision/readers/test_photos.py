@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision.readers.photos import (
@@ -109,3 +110,26 @@ def test_scoring_photos_use_the_photo_piece_reader_and_the_live_pipeline_the_def
     assert photo_reader.model_path == PHOTO_PIECE_MODEL != DEFAULT_MODEL
     assert live_reader.model_path == DEFAULT_MODEL
     assert photo_reader.classes == live_reader.classes
+
+
+def test_an_unidentified_piece_is_named_by_its_place_in_the_spread() -> None:
+    """A refused scoring photo says where the piece to put right lies, by thirds of the spread."""
+    from vision.readers import spread_place, unidentified_problem
+
+    grid = np.array(
+        [[x, y, x + 50, y + 70] for y in (0, 80, 160) for x in (0, 60, 120)], np.float64
+    )
+    assert [spread_place(grid, i) for i in range(9)] == [
+        "top left", "top", "top right",
+        "left", "middle", "right",
+        "bottom left", "bottom", "bottom right",
+    ]  # fmt: skip
+    row = np.array([[x, 0, x + 50, 70] for x in (0, 60, 120, 180)], np.float64)
+    assert [spread_place(row, i) for i in (0, 1, 3)] == ["left", "middle", "right"]
+    assert spread_place(row[:1], 0) == ""  # one piece: no place to name
+    assert unidentified_problem("photo of Anna", "tile", grid, 2) == (
+        "a tile in the photo of Anna could not be identified (top right of the spread)"
+    )
+    assert unidentified_problem("photo", "card", row[:1], 0) == (
+        "a card in the photo could not be identified"
+    )
