@@ -18,7 +18,7 @@ King's Breakfast also counts the rules refuse, KB-1, as `table-companion score` 
 (a made-up score: must be 0), seconds.
 
     .venv/bin/python benchmarks/end_of_game_scores.py [--tables 200] [--render | --detector]
-        [--every-photo] [--wrong-game] [--retakes K]
+        [--every-photo] [--wrong-game] [--retakes K] [--size WxH]
 
 ``--wrong-game`` (with ``--detector``) reads every photo of each table as each *other* game's
 scoring photo would be read (identification restricted to that game): every one must be
@@ -28,6 +28,10 @@ refused, never scored.
 the app refuses is taken again, up to K times (`render_spread(retake=n)`: the same spread, a new
 camera pose and camera effects). The first line per game stays the first-try figure; a second
 line gives the tables' outcomes after retakes.
+
+``--size WxH`` renders the photos at that size (default 800x600, what the photo settings were
+measured on): ``1280x720`` is a tablet camera's frame, as the app's Scoring screen scans it,
+the spread framed by the frame's height.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ PERCEPTION: Any = None  # with --detector: the pipeline loads (photos: `percepti
 PIECES: dict[str, dict[str, int]] = {}
 RETAKES = 0  # photos the player may take again after a refusal, in the current pass
 COUNTING = True  # tally pieces and rules refusals (off while re-reading tables with retakes)
+PHOTO_SIZE = (800, 600)  # rendered photos' width and height (--size)
 
 
 def _tally(identities: list[str], truth: dict[str, Any], detections: Any) -> None:
@@ -131,18 +136,18 @@ def photo(identities: list[str], seed: int, render: bool, retake: int = 0) -> An
     if PERCEPTION is not None:
         from vision.readers.photos import perception_for
 
-        image, truth = render_spread(identities, seed, retake=retake)
+        image, truth = render_spread(identities, seed, size=PHOTO_SIZE, retake=retake)
         # as `table-companion score GAME` reads a photo: identification restricted to the game
         detections = perception_for(identities[0].partition("/")[0]).process(image)
         if COUNTING and retake == 0:
             _tally(identities, truth, detections)
         return detections
     if render:
-        _, truth = render_spread(identities, seed)
+        _, truth = render_spread(identities, seed, size=PHOTO_SIZE)
         return detections_from_truth(truth["objects"])
     rng = np.random.default_rng([seed, 29])
     pieces = place_spread(identities, rng)
-    camera = spread_camera(pieces, (800, 600), rng)
+    camera = spread_camera(pieces, PHOTO_SIZE, rng)
     return detections_from_truth(project_pieces(pieces, camera))
 
 
@@ -295,7 +300,7 @@ def wrong_game_outcome(game: str, other: str, identities: list[str], seed: int) 
     score)."""
     from vision.readers.photos import perception_for
 
-    image, _ = render_spread(identities, seed)
+    image, _ = render_spread(identities, seed, size=PHOTO_SIZE)
     reading = READERS[other](perception_for(other).process(image))
     return "refused" if reading.problems else "scored"
 
@@ -390,9 +395,23 @@ def main() -> None:
         metavar="K",
         help="with --detector: a refused photo is taken again up to K times (a second line)",
     )
+    parser.add_argument(
+        "--size",
+        default="800x600",
+        metavar="WxH",
+        help="rendered photos' size (a tablet camera's 1280x720: pieces framed by the height)",
+    )
     args = parser.parse_args()
     if args.retakes < 0 or (args.retakes and not args.detector):
         parser.error("--retakes needs --detector and a count of 0 or more")
+    global PHOTO_SIZE
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error(f"--size must be WxH, got {args.size!r}")
+    if min(width, height) < 64:
+        parser.error(f"--size {args.size} is too small for a photo")
+    PHOTO_SIZE = (width, height)
     rows = []
     global PERCEPTION
     if args.detector:

@@ -46,6 +46,13 @@ class DetectorConfig:
 
     Attributes:
         long_side: the main pass resizes the frame so its longer side is at most this (pixels).
+        short_side: when set, the main pass may rather resize the frame so its shorter side is
+            this (pixels; never enlarged, nor the longer side beyond 2 × `long_side`): a frame
+            wider than 4:3 then shows its pieces as large at the model's input as a 4:3 frame of
+            the same height would. Scoring photos frame a spread by the frame's height, and
+            their settings were measured on 800 × 600 photos; at `long_side` alone a 1280 × 720
+            photo showed its cards a quarter smaller, and the detector missed cards half under
+            others (`vision.readers.photos.PHOTO_SHORT_SIDE`). None (default): `long_side` only.
         score_thresholds: minimum heatmap peak per kind (card, tile, die) to report an object.
         nms_iou: boxes of one kind overlapping more than this are duplicates (the best is kept).
         max_objects: most objects reported per frame (best scores first).
@@ -88,6 +95,7 @@ class DetectorConfig:
     """
 
     long_side: int = 640
+    short_side: int | None = None
     score_thresholds: dict[str, float] = field(
         default_factory=lambda: {"card": 0.35, "tile": 0.35, "die": 0.35}
     )
@@ -309,8 +317,15 @@ class Detector:
         self, width: int, height: int, long_side: int | None = None
     ) -> tuple[float, float | None]:
         """The main-pass scale and the tiled-pass scale (None: no tiles) for a frame size
-        (`long_side`: the main pass's longest side, default the configured one)."""
+        (`long_side`: the main pass's longest side, default the configured one and
+        `short_side`)."""
         main = min(1.0, (long_side or self.config.long_side) / max(width, height))
+        if long_side is None and self.config.short_side is not None:
+            by_short = min(
+                self.config.short_side / min(width, height),
+                2 * self.config.long_side / max(width, height),
+            )
+            main = min(1.0, max(main, by_short))
         if self.config.min_die_px * main >= self.config.min_die_input_px:
             return main, None
         tile = min(

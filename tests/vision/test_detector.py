@@ -73,6 +73,26 @@ def test_scales_tile_only_when_small_dice_would_vanish(
     assert got_tiled == (None if tiled is None else pytest.approx(tiled))
 
 
+@pytest.mark.parametrize(
+    ("size", "main"),
+    [
+        ((800, 600), 0.8),  # 4:3: as by the longer side
+        ((1280, 720), 480 / 720),  # 16:9: the shorter side to 480, the pieces as large as in 4:3
+        ((600, 800), 0.8),  # upright
+        ((4000, 500), 2 * 640 / 4000),  # a strip: the longer side at most 2 x 640
+        ((400, 300), 1.0),  # never enlarged
+    ],
+)
+def test_a_short_side_scales_wide_frames_like_4_by_3_ones(
+    size: tuple[int, int], main: float
+) -> None:
+    detector = Detector.__new__(Detector)
+    detector.config = DetectorConfig(short_side=480)
+    assert detector.scales(*size)[0] == pytest.approx(main)
+    # a region enlarged for a zoom is passed at the size given
+    assert detector.scales(*size, long_side=max(size))[0] == pytest.approx(1.0)
+
+
 def test_missing_model_is_a_model_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="detector model not found"):
         Detector(tmp_path / "missing.onnx")

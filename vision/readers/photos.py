@@ -196,6 +196,18 @@ PHOTO_PIECE_VETO = 0.2
 # (tests/vision/test_detector.py). Framed photos are not zoomed: zooming them always (to
 # 60-100 px) helped King's Breakfast photos with detector v11 but lost Café tiles with v13.
 PHOTO_ZOOM_PIECE_PX: float | None = 80.0
+# The detector sees a card game's photo with its shorter side at this many pixels
+# (`DetectorConfig.short_side`), as it saw the 800 x 600 photos every setting here was measured
+# on (640 x 480): a photo frames a spread by its height, so at the detector's usual longer side
+# (640) a 16:9 camera frame showed the cards a quarter smaller. Every photo of 40 validation
+# tables a game rendered at 1280 x 720, right / refused / wrong, longer side 640 → shorter side
+# 480: seeds 8,000,100+ King's Breakfast 189 / 7 / 3 → 195 / 4 / 0, Dice King 133 / 6 / 1 →
+# 136 / 4 / 0 (the wrong ones: a card half under another of the same food missed, its box
+# merged with the other's); 8,000,200+ 192 / 8 / 0 → 194 / 6 / 0 and 135 / 5 / 0 → 135 / 5 / 0.
+# Not Café tiles: 114 / 3 / 0 → 116 / 1 / 0 and 116 / 4 / 0 → 118 / 1 / 1 — a USA tile (seed
+# 8,000,237) the photo reader finds no piece at 0.999 even boxed well was dropped instead of
+# refusing the photo. 4:3 photos are read as before either way.
+PHOTO_SHORT_SIDE: dict[str, int] = {"card": 480}
 # A detection the detector is less sure of than this is never named
 # (`PerceptionConfig.name_min_score`): on a yellow polka-dot table the piece reader (v3) named
 # squares of the table cheese cards, found at 0.15-0.19. Every photo of 60 tables of seeds
@@ -433,6 +445,7 @@ def perception_for(game: str | None) -> Any:
         detector=DetectorConfig(
             score_thresholds={"card": low, "tile": low, "die": low},
             zoom_piece_px=PHOTO_ZOOM_PIECE_PX,
+            short_side=None if kind is None else PHOTO_SHORT_SIDE.get(kind),
         ),
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_union={"tile": PHOTO_TILE_UNION},
@@ -618,6 +631,7 @@ __all__ = [
     "PHOTO_KEEP_SURE_PIECES",
     "PHOTO_NEAR_SURE_PIECES",
     "PHOTO_PENALTY_SEALS",
+    "PHOTO_SHORT_SIDE",
     "PHOTO_ZOOM_PIECE_PX",
     "PIECE_KIND",
     "PhotoError",
