@@ -103,17 +103,20 @@ def play_whole_game(folder: str | Path, game: str = "dice-king") -> int:
     return app.exit_status
 
 
-def scan_photo(folder: str | Path, game: str, source: str) -> int:
-    """Open the app on a new `game` with `source` (an image folder) as its camera, show
-    Scoring, tap the first person's Scan, wait until the picture is read, save
-    ``scoring.png`` and ``scan.json`` (the message and that person's counts) into `folder`,
-    exit."""
+def scan_photo(folder: str | Path, game: str, source: str | None) -> int:
+    """Open the app on a new `game` with `source` (an image folder; None: the demo and its
+    bundled recording) as its camera, show Scoring, tap the first person's Scan, wait until
+    the picture is read, save ``scoring.png`` and ``scan.json`` (the message and that person's
+    counts) into `folder`, exit."""
     prepare_kivy_environment()
     from companion_app.app.main import TableCompanionApp
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    app = TableCompanionApp(game=game, source=source, scan_folder=folder)
+    if source is None:
+        app = TableCompanionApp(game=game, demo=True, scan_folder=folder)
+    else:
+        app = TableCompanionApp(game=game, source=source, scan_folder=folder)
     app.run()
     return app.exit_status
 

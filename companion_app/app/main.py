@@ -807,6 +807,12 @@ class TableCompanionApp(App):
             _LOG.warning("%s", error)
             return None
 
+    @property
+    def camera_is_demo_clip(self) -> bool:
+        """Whether the live picture is the bundled demo recording (a whole table seen from the
+        tablet's stand, not anybody's spread pieces)."""
+        return self._clip is not None and self._clip_source is not None
+
     def _start_demo_clip(self, path: Path, manifest: dict[str, Any]) -> None:
         """Start the recorded game: its players, the steps before the clip's first frame."""
         del path
@@ -1055,11 +1061,18 @@ class TableCompanionApp(App):
         scoring = self.root_view.ids.scoring
         vm = scoring.vm
         self.save_screenshot(self._scan_folder / "scoring.png")
+        game_counts: dict[str, int] = {}
+        if vm is not None and row and self.session is not None:
+            # the same form filled from the game alone: what the row shows without the photo
+            from_game = scoring_for(vm.game, list(vm.players), self.translator)
+            from_game.fill_from_state(self.session)
+            game_counts = {c: from_game.count(row, c) for c in vm.columns()}
         record = {
             "row": row,
             "scanning": scoring.scanning,
             "message": scoring.scan_message,
             "counts": {c: vm.count(row, c) for c in vm.columns()} if vm and row else {},
+            "game_counts": game_counts,
         }
         (self._scan_folder / "scan.json").write_text(json.dumps(record), encoding="utf-8")
         self.stop()

@@ -145,6 +145,11 @@ class ScoringScreen(Screen):
         if live.paused:  # its picture is an old one, not what the camera sees now
             self.scan_message = app.translator.t("scoring.scan_paused")
             return
+        if getattr(app, "camera_is_demo_clip", False):
+            # the recording shows the whole table: read as one spread, every card in view
+            # (villages, the penalty pile, the row) would be counted as one player's
+            self.scan_message = app.translator.t("scoring.scan_demo")
+            return
         frame = latest[1].copy()
         session = self.session
         self.scanning = True

@@ -163,6 +163,19 @@ def test_scan_on_scoring_reads_the_camera_picture_into_a_players_row(tmp_path: P
     assert shot is not None and _not_blank(shot)
 
 
+def test_scan_refuses_the_demo_recording(tmp_path: Path) -> None:
+    """The demo's camera is a recording of the whole table: Scan says so and fills nothing
+    (read as one spread, every card on the table would be counted as one player's)."""
+    _run_app(
+        "import sys; from companion_app.app import scan_photo; "
+        f"sys.exit(scan_photo({str(tmp_path / 'scan')!r}, 'dice-king', None))",
+        tmp_path / "home",
+    )
+    result = json.loads((tmp_path / "scan" / "scan.json").read_text(encoding="utf-8"))
+    assert "whole table" in result["message"], result["message"]
+    assert result["counts"] and result["counts"] == result["game_counts"]  # the game's, as before
+
+
 def test_demo_plays_the_bundled_clip_and_says_what_it_recognises(tmp_path: Path) -> None:
     """`table-companion demo` shows the bundled clip in the camera area; without a detector
     model the panel follows the recording and the Table says so."""
