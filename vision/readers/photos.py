@@ -1,4 +1,5 @@
-"""Photos for scoring: a photo (or its `detect --json` output) → `Detections`.
+"""Photos for scoring: a photo (or its `detect --json` output) → `Detections`; a photo in memory
+(the app's camera picture) → the game's spread reading (`read_scoring_frame`).
 
 A path ending in ``.json`` is read as the `detect --json` object of one image (design.md,
 "Detections"), so scoring works from saved detections; any other path is an image run through
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detections
+from vision.readers import Reading
 
 
 class PhotoError(ValueError):
@@ -527,10 +529,8 @@ def photo_detections(path: str, game: str | None = None) -> tuple[Detections, tu
             f"photo {path!r}: no detector is installed yet; pass its detect --json output "
             "(a .json file) instead"
         ) from None
-    return frame_detections(frame, game, f"photo {path!r}"), (
-        int(frame.shape[1]),
-        int(frame.shape[0]),
-    )
+    size = (int(frame.shape[1]), int(frame.shape[0]))
+    return frame_detections(frame, game, f"photo {path!r}"), size
 
 
 def frame_detections(frame: np.ndarray, game: str | None, where: str = "photo") -> Detections:
@@ -559,7 +559,7 @@ class ScoringFrame:
             can see which one was not identified.
     """
 
-    reading: Any
+    reading: Reading
     pieces: Detections
 
 
