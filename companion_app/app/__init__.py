@@ -107,7 +107,7 @@ def scan_photo(folder: str | Path, game: str, source: str | None) -> int:
     """Open the app on a new `game` with `source` (an image folder; None: the demo and its
     bundled recording) as its camera, show Scoring, tap the first person's Scan, wait until
     the picture is read, save ``scoring.png`` and ``scan.json`` (the message and that person's
-    counts) into `folder`, exit."""
+    counts) into `folder`, tap the picture and save it large (``picture.png``), exit."""
     prepare_kivy_environment()
     from companion_app.app.main import TableCompanionApp
 

@@ -1056,7 +1056,8 @@ class TableCompanionApp(App):
         Clock.schedule_once(lambda _dt: self._scan_done(row), TOUR_SETTLE_S / 2)
 
     def _scan_done(self, row: str | None) -> None:
-        """Save ``scoring.png`` and ``scan.json`` (the message, the row's counts), then exit."""
+        """Save ``scoring.png`` and ``scan.json`` (the message, the row's counts), tap the
+        picture and save it large (``picture.png``), then exit."""
         assert self._scan_folder is not None
         scoring = self.root_view.ids.scoring
         vm = scoring.vm
@@ -1075,7 +1076,17 @@ class TableCompanionApp(App):
             "game_counts": game_counts,
         }
         (self._scan_folder / "scan.json").write_text(json.dumps(record), encoding="utf-8")
-        self.stop()
+        if scoring.ids.camera.texture is None:
+            self.stop()
+            return
+        self._tap(scoring.ids.camera)  # the picture, large (``picture.png``)
+
+        def shoot(_dt: float) -> None:
+            assert self._scan_folder is not None
+            self.save_screenshot(self._scan_folder / "picture.png")
+            self.stop()
+
+        Clock.schedule_once(shoot, TOUR_SETTLE_S)
 
     def save_screenshot(self, path: Path) -> Path:
         """Save the window to `path` (PNG)."""

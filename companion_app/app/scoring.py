@@ -15,8 +15,11 @@ from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.image import Image
 from kivy.uix.label import Label
+from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
 from companion_app.app import theme
@@ -38,6 +41,10 @@ class ScanButton(BoxLayout):
 
     screen = ObjectProperty(None)
     row = StringProperty("")
+
+
+class PictureView(ButtonBehavior, Image):
+    """The camera's (or the scanned) picture; a tap shows it large."""
 
 
 class CountCell(BoxLayout):
@@ -78,6 +85,7 @@ class ScoringScreen(Screen):
     scanning = BooleanProperty(False)
     has_session = BooleanProperty(False)
     _scanned_until = 0.0  # monotonic time the scanned picture gives way to the camera's
+    _picture: np.ndarray | None = None  # the picture shown, full size (for `enlarge_picture`)
 
     def bind_vm(self, vm: ScoringViewModel | None, session: Any = None) -> None:
         """Show the form `vm` (of `session`'s game, when there is one)."""
@@ -116,6 +124,7 @@ class ScoringScreen(Screen):
             self._scanned_until = now + SCAN_SHOWN_S
         elif now < self._scanned_until:
             return
+        self._picture = frame
         preview = self.ids.camera
         width, height = preview.size
         small = fit_to(frame, (width, height))
@@ -129,6 +138,30 @@ class ScoringScreen(Screen):
         )
         preview.texture = texture
         preview.canvas.ask_update()
+
+    def enlarge_picture(self) -> Popup | None:
+        """Show the picture (a scanned one with its pieces boxed) filling most of the window,
+        so that each piece's name can be checked; a tap anywhere closes it."""
+        if self._picture is None:
+            return None
+        from kivy.core.window import Window
+
+        big = fit_to(self._picture, (Window.width * 0.95, Window.height * 0.85))
+        texture = Texture.create(size=(big.shape[1], big.shape[0]), colorfmt="rgba")
+        texture.flip_vertical()
+        texture.blit_buffer(
+            cv2.cvtColor(big, cv2.COLOR_BGR2RGBA).tobytes(), colorfmt="rgba", bufferfmt="ubyte"
+        )
+        view = PictureView(texture=texture, fit_mode="contain")
+        popup = Popup(
+            title=App.get_running_app().translator.t("scoring.picture"),
+            title_size=sp(theme.FONT_LARGE),
+            content=view,
+            size_hint=(0.98, 0.98),
+        )
+        view.bind(on_release=lambda *_: popup.dismiss())
+        popup.open()
+        return popup
 
     def scan(self, row: str) -> None:
         """Read the camera's newest picture as a photo of `row`'s spread pieces (a few seconds,
@@ -250,4 +283,4 @@ class ScoringScreen(Screen):
         fill_sections(self.ids.summary, vm.summary_sections())
 
 
-__all__ = ["CountCell", "ScanButton", "ScoringScreen"]
+__all__ = ["CountCell", "PictureView", "ScanButton", "ScoringScreen"]

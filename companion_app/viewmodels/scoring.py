@@ -275,16 +275,20 @@ def annotate_scan(frame: np.ndarray, result: ScanResult) -> np.ndarray:
             continue
         cv2.rectangle(picture, corner, far, SCAN_NAMED_BGR, thin)
         name = identity.partition("/")[2] or identity
-        cv2.putText(
-            picture,
-            name,
-            (corner[0] + thin, corner[1] + round(16 * scale)),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.45 * scale,
-            SCAN_NAMED_BGR,
-            max(1, round(scale)),
-            cv2.LINE_AA,
-        )
+        at = (corner[0] + thin, corner[1] + round(16 * scale))
+        weight = max(1, round(scale))
+        # dark under the green, so that a name reads on a card of any colour
+        for colour, width in (((0, 0, 0), weight + 2), (SCAN_NAMED_BGR, weight)):
+            cv2.putText(
+                picture,
+                name,
+                at,
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.45 * scale,
+                colour,
+                width,
+                cv2.LINE_AA,
+            )
     return picture
 
 

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from companion_app.storage import GameStore
+from companion_app.viewmodels.scoring import SCAN_NAMED_BGR
 from companion_app.viewmodels.session import GameSession
 
 SCREENS = ("home", "table", "scoring", "history", "settings")
@@ -161,6 +162,11 @@ def test_scan_on_scoring_reads_the_camera_picture_into_a_players_row(tmp_path: P
     assert result["counts"]["inhabitants"] == expected.inhabitants > 0
     shot = cv2.imread(str(tmp_path / "scan" / "scoring.png"))
     assert shot is not None and _not_blank(shot)
+    # a tap on the picture shows it large: the window changes, and the boxes' green is in it
+    large = cv2.imread(str(tmp_path / "scan" / "picture.png"))
+    assert large is not None and np.abs(large.astype(int) - shot.astype(int)).mean() > 10
+    green = (np.abs(large.astype(int) - SCAN_NAMED_BGR).sum(axis=2) < 60).sum()
+    assert green > 500  # pixels of the boxes drawn round the named cards
 
 
 def test_scan_refuses_the_demo_recording(tmp_path: Path) -> None:
