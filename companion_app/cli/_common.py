@@ -19,15 +19,17 @@ class UsageError(ValueError):
 # when taken again (`benchmarks/end_of_game_scores.py --retakes 2`: 93-94 % of tables first try,
 # 97.5-100 % within two retakes); a half-covered Dice King penalty card hides its value.
 RETAKE_ADVICE = (
-    "take that photo again: pieces flat and apart, each face at least half in view (a penalty "
-    "card's number showing), the camera above them"
+    "take that photo again: pieces flat and apart, each face at least half in view, the camera "
+    "above them"
 )
+# ... and for Dice King, whose penalty cards differ only in their printed value
+PENALTY_ADVICE = "every penalty card's number showing"
 
 
-def photo_refused(problems: tuple[str, ...]) -> UsageError:
+def photo_refused(problems: tuple[str, ...], game: str | None = None) -> UsageError:
     """The one-line error for a scoring photo the reader refused: its first problem (and how
     many more), with `RETAKE_ADVICE` when a retake can help (not for another game's piece or an
-    empty photo)."""
+    empty photo), and `PENALTY_ADVICE` for a Dice King photo."""
     from vision.readers.photos import retake_helps
 
     problem = problems[0]
@@ -35,7 +37,8 @@ def photo_refused(problems: tuple[str, ...]) -> UsageError:
         more = len(problems) - 1
         problem += f" (and {more} more problem{'s' if more > 1 else ''} in that photo)"
     if retake_helps(problems[0]):
-        return UsageError(f"{problem}; {RETAKE_ADVICE}")
+        advice = RETAKE_ADVICE + (f", {PENALTY_ADVICE}" if game == "dice-king" else "")
+        return UsageError(f"{problem}; {advice}")
     return UsageError(problem)
 
 
@@ -73,6 +76,7 @@ def print_lines(lines: list[str]) -> None:
 
 
 __all__ = [
+    "PENALTY_ADVICE",
     "RETAKE_ADVICE",
     "UsageError",
     "photo_refused",

@@ -224,7 +224,7 @@ def score(args: argparse.Namespace) -> int:
             photo_detections(path, "cafe-international")[0], what=f"photo of {name} {path!r}"
         )
         if reading.problems:
-            raise photo_refused(reading.problems)
+            raise photo_refused(reading.problems, "cafe-international")
         tiles[name] = reading.observation
     players: dict[str, Any] = {}
     for name, points in running.items():

@@ -160,7 +160,7 @@ def score(args: argparse.Namespace) -> int:
             photo_detections(path, "dice-king")[0], what=f"photo of {name} {path!r}"
         )
         if reading.problems:
-            raise photo_refused(reading.problems)
+            raise photo_refused(reading.problems, "dice-king")
         piles[name] = reading.observation
     parts = {name: score_kingdom(deck, pile) for name, pile in piles.items()}
     order = sorted(parts, key=lambda n: (-parts[n].total, parts[n].penalty_cards))

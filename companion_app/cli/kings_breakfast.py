@@ -80,7 +80,7 @@ def score_photos(args: argparse.Namespace) -> int:
     }
     for reading in (king, *readings.values()):
         if reading.problems:
-            raise photo_refused(reading.problems)
+            raise photo_refused(reading.problems, "kings-breakfast")
     counts = {"king": king.observation, "players": {n: r.observation for n, r in readings.items()}}
     result = kb.scores_from_counts(counts)
     result["seen"] = {"king": king.seen, "players": {n: r.seen for n, r in readings.items()}}

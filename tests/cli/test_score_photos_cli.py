@@ -239,7 +239,7 @@ def test_dk_an_unidentified_card_asks_for_the_photo_again(
 ) -> None:
     """DK-25: a kingdom photo with a card the app cannot name is refused (exit 2, never a
     score) in one line that says what to do: take it again with every face in view."""
-    from companion_app.cli._common import RETAKE_ADVICE
+    from companion_app.cli._common import PENALTY_ADVICE, RETAKE_ADVICE
 
     photo = Path(_photo(tmp_path, "a", ["dice-king/elf-1", "dice-king/penalty-1"]))
     data = json.loads(photo.read_text(encoding="utf-8"))
@@ -247,7 +247,7 @@ def test_dk_an_unidentified_card_asks_for_the_photo_again(
     photo.write_text(json.dumps(data), encoding="utf-8")
     code, out, err = _run(["score", "dice-king", "--player", f"Anna={photo}"], capsys)
     assert code == 2 and out == ""
-    assert "could not be identified" in err and RETAKE_ADVICE in err
+    assert "could not be identified" in err and RETAKE_ADVICE in err and PENALTY_ADVICE in err
     assert len(err.strip().splitlines()) == 1
     # another game's piece is no matter of retaking
     wrong = _photo(tmp_path, "b", _kb_ids({"ham": 2}))
@@ -270,3 +270,4 @@ def test_kb_two_unidentified_cards_name_the_first_and_count_the_other(
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "could not be identified (" in err and "of the spread)" in err
     assert "(and 1 more problem in that photo)" in err
+    assert "penalty" not in err  # King's Breakfast has no penalty cards
