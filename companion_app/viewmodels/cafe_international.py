@@ -145,6 +145,7 @@ class CafeScoring(ScoringViewModel):
     """One row per player: running points, ordinary tiles and jokers left in hand (CI-22)."""
 
     game = GAME
+    scans_photos = True
 
     def columns(self) -> list[str]:
         return ["points", "tiles", "jokers"]
@@ -194,9 +195,6 @@ class CafeScoring(ScoringViewModel):
                     )
                 )
         return lines
-
-    def scannable_rows(self) -> list[str]:
-        return self.rows()
 
     def photo_name(self, row: str) -> str:
         return f"photo of {row}'s tiles"

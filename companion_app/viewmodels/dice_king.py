@@ -154,6 +154,7 @@ class DiceKingScoring(ScoringViewModel):
     """One row per player; columns are the parts of a kingdom's score (DK-25)."""
 
     game = GAME
+    scans_photos = True
 
     def columns(self) -> list[str]:
         return list(_PARTS)
@@ -194,9 +195,6 @@ class DiceKingScoring(ScoringViewModel):
                     BreakdownLine(p, "DK-26", t("dk.line.tie_break", count=k.penalty_cards))
                 )
         return lines
-
-    def scannable_rows(self) -> list[str]:
-        return self.rows()
 
     def photo_name(self, row: str) -> str:
         return f"photo of {row}'s kingdom"

@@ -142,6 +142,7 @@ class KingsBreakfastScoring(ScoringViewModel):
     """The king's row and one row per player, one column per food (KB-19…KB-23)."""
 
     game = GAME
+    scans_photos = True
 
     def rows(self) -> list[str]:
         return ["king", *self.players]
@@ -191,9 +192,6 @@ class KingsBreakfastScoring(ScoringViewModel):
                     BreakdownLine(player, "KB-23", t("kb.line.tie_break", count=discarded))
                 )
         return lines
-
-    def scannable_rows(self) -> list[str]:
-        return self.rows()
 
     def photo_name(self, row: str) -> str:
         return "photo of the king's area" if row == "king" else f"photo of {row}'s cards"

@@ -128,9 +128,11 @@ class ScoringViewModel:
         return None
 
     # ---- photos ---
+    scans_photos = False  # a game's form that reads photos (`counts_from_reading`) says so
+
     def scannable_rows(self) -> list[str]:
-        """The rows a photo can fill (none in the generic form)."""
-        return []
+        """The rows a photo can fill: every row of a form that reads photos, none otherwise."""
+        return self.rows() if self.scans_photos else []
 
     def photo_name(self, row: str) -> str:
         """How the reader's problems name the photo of `row`."""
