@@ -170,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="turn the hue of half the 'no piece' crops in each batch (channels: reorder their"
         " colour channels instead, as reader v6 was trained)",
     )
+    pieces.add_argument(
+        "--white-balance",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="cast SHARE of the crops of each batch in the colour of a light from 1,800 to "
+        "9,500 K that the camera's white balance only partly corrects "
+        "(models.train_pieces.white_balance_cast)",
+    )
     _stop_after(pieces)
     return parser
 

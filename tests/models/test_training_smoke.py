@@ -395,6 +395,36 @@ def test_recolouring_by_channels_reorders_the_planes_of_no_piece_crops() -> None
         recolour_not_pieces(x, labels, generator, share=1.0, mode="sepia")
 
 
+def test_white_balance_cast_tints_a_share_of_the_crops_like_a_lamp() -> None:
+    """`--white-balance`: crops cast in a light's colour (BGR), each crop one colour over all
+    its pixels; a share of 0 leaves the batch alone."""
+    from models.train_pieces import white_balance_cast
+
+    generator = torch.Generator().manual_seed(2)
+    x = torch.full((400, 3, 6, 6), 0.5)
+    out = white_balance_cast(x, generator, share=0.5)
+    changed = (out - x).abs().flatten(1).amax(1) > 1e-4
+    assert 0.35 < changed.float().mean() < 0.65
+    assert torch.equal(out[~changed], x[~changed])
+    # one gain per channel of a crop, the same at every pixel
+    gains = out[changed] / x[changed]
+    assert torch.allclose(gains, gains[:, :, :1, :1].expand_as(gains), atol=1e-6)
+    blue, red = gains[:, 0, 0, 0], gains[:, 2, 0, 0]
+    # lights warmer than white (red over blue) and colder ones both drawn
+    assert (red > blue * 1.3).any() and (blue > red * 1.05).any()
+    # the camera corrects 30-100 % of the cast: no channel is driven dark
+    assert gains.min() > 0.25
+    assert torch.equal(white_balance_cast(x, generator, share=0.0), x)
+
+
+def test_piece_training_refuses_a_white_balance_share_out_of_range(tmp_path: Path) -> None:
+    from models.train import main
+
+    argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--no-progress", "--threads", "1"]
+    with pytest.raises(SystemExit, match="white-balance"):
+        main([*argv, "--out", str(tmp_path / "p.onnx"), "--white-balance", "1.5"])
+
+
 def test_detector_training_starts_from_the_committed_onnx_detector(tmp_path: Path) -> None:
     """`models.train detector --init models/detector.onnx`: the detector's top-down path runs
     its convolutions in another order than it declares them, so they are matched to the graph's
