@@ -104,10 +104,10 @@ def white_balance_cast(
 ) -> Any:
     """`share` of a (B, 3, S, S) BGR batch in [0, 1] multiplied by the colour of a light of
     `kelvin` (`datasets.render.lighting.kelvin_to_bgr`) that the camera's white balance
-    corrects by 30-100 % (the renderer corrects its lights by 30-85 %): every face keeps its label
-    under any lamp. The rendered training
-    scenes' lights span 2,700-6,500 K only, and cards under a candle's 2,000 K (cake and
-    chicken cards gone orange on a yellow cloth) were read as no face at all."""
+    corrects by 30-100 % (the renderer corrects its lights by 30-85 %): every face keeps its
+    label under any lamp. The rendered training scenes' lights span 2,700-6,500 K only, and
+    cards under a candle's 2,000 K (cake and chicken cards gone orange on a yellow cloth) were
+    read as no face at all."""
     import math
 
     import torch
