@@ -282,6 +282,11 @@ class PerceptionConfig:
             dropped beside a purple cake card at 0.78: the card's white border and picture
             keep its share lower); None (default): any named piece at `table_like_share`
             guards every box.
+        table_like_bare_names: (score, share): a named card or tile found less sure than
+            `score` (above `table_like_name_below` too) loses its name when at least `share`
+            of its pixels have the table's colours: bare cloth, not a face (a yellow polka
+            cloth beside a spread boxed at 0.58, share 1.00, and named cheese by both readers;
+            a true card's border and picture keep its share lower). None (default): never.
         table_like_sure_names: kind -> (least identity score, share): a named piece of that
             kind whose identity is at least that sure keeps its name under `table_like_name_below`
             while its share of the table's colours stays under the share (Café tiles whose
@@ -370,6 +375,7 @@ class PerceptionConfig:
     table_like_name_below: float = 0.5
     table_like_name_share: float | None = None
     table_like_margin: float | None = None
+    table_like_bare_names: tuple[float, float] | None = None
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
     penalty_seals: tuple[float, float, float] | None = None
@@ -1085,6 +1091,8 @@ class Perception:
         shares = np.full(len(detections), np.nan)
         pieces = np.isin(detections.kinds, ("card", "tile"))
         weak = max(self.config.table_like_below_score, self.config.table_like_name_below)
+        if self.config.table_like_bare_names is not None:
+            weak = max(weak, self.config.table_like_bare_names[0])
         if not (pieces & (detections.scores < weak)).any():
             return shares
         rows = np.flatnonzero(pieces)
@@ -1106,6 +1114,10 @@ class Perception:
             name_table = shares >= (limit if name_limit is None else name_limit)
         named = np.array([i is not None for i in detections.identities], bool)
         doubtful = named & name_table & (detections.scores < self.config.table_like_name_below)
+        if self.config.table_like_bare_names is not None:
+            bare_below, bare_share = self.config.table_like_bare_names
+            with np.errstate(invalid="ignore"):
+                doubtful |= named & (shares >= bare_share) & (detections.scores < bare_below)
         for kind, (least_score, below_share) in self.config.table_like_sure_names.items():
             with np.errstate(invalid="ignore"):
                 doubtful &= ~(

@@ -155,6 +155,35 @@ def test_names_may_be_withdrawn_at_a_lower_share_than_boxes_are_dropped() -> Non
 @pytest.mark.skipif(
     not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
 )
+def test_a_named_box_of_bare_cloth_loses_its_name_above_the_weak_names_score() -> None:
+    """`table_like_bare_names`: a box found at 0.58 showing only the cloth (share 1.00, a
+    yellow polka cloth named cheese) loses its name; a true card found as weakly, whose border
+    and picture keep its share at 0.92, and a box of bare cloth found surely (0.65) keep theirs."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    detections = make(["card"] * 3).with_fields(
+        scores=np.array([0.58, 0.58, 0.65], np.float32),
+        identities=np.array(["kings-breakfast/cheese"] * 3, object),
+        identity_scores=np.array([0.99, 0.99, 0.99], np.float32),
+    )
+    shares = np.array([1.0, 0.92, 1.0])
+    for bare, expected in ((None, ["cheese"] * 3), ((0.6, 0.95), [None, "cheese", "cheese"])):
+        config = PerceptionConfig(
+            piece_reader="off",
+            table_like_share=0.75,
+            table_like_name_share=0.6,
+            table_like_bare_names=bare,
+        )
+        perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+        kept, _ = perception._table_like(detections, [None] * 3, shares)
+        names = [None if i is None else i.partition("/")[2] for i in kept.identities]
+        assert names == expected
+
+
+@pytest.mark.skipif(
+    not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
+)
 def test_with_a_margin_a_named_piece_guards_only_boxes_about_as_table_coloured_as_itself() -> None:
     """`table_like_margin`: a purple cake card on a purple cloth (share 0.78) no longer keeps a
     box of bare cloth (share 1.00) beside the spread: the card's border and picture keep its
