@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import cv2
 import numpy as np
 from kivy.graphics import Color, Ellipse, Line
-from kivy.graphics.texture import Texture
 from kivy.metrics import dp, sp
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.image import Image
@@ -23,6 +21,7 @@ from kivy.uix.label import Label
 from kivy.uix.popup import Popup
 
 from companion_app.app import theme
+from companion_app.app.table import frame_texture
 from companion_app.app.widgets import BigButton
 
 Point = tuple[float, float]
@@ -33,11 +32,7 @@ class MarkingImage(Image):
 
     def __init__(self, frame: np.ndarray, wanted: int, on_point: Callable[[Point], None]) -> None:
         height, width = frame.shape[:2]
-        texture = Texture.create(size=(width, height), colorfmt="rgba")
-        texture.flip_vertical()
-        rgba = cv2.cvtColor(frame, cv2.COLOR_BGR2RGBA)
-        texture.blit_buffer(rgba.tobytes(), colorfmt="rgba", bufferfmt="ubyte")
-        super().__init__(texture=texture, fit_mode="contain")
+        super().__init__(texture=frame_texture(frame), fit_mode="contain")
         self.frame_size = (width, height)
         self.wanted = wanted
         self.points: list[Point] = []

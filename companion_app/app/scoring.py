@@ -7,11 +7,9 @@ import threading
 import time
 from typing import Any
 
-import cv2
 import numpy as np
 from kivy.app import App
 from kivy.clock import Clock
-from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp, sp
 from kivy.properties import BooleanProperty, NumericProperty, ObjectProperty, StringProperty
@@ -23,7 +21,7 @@ from kivy.uix.popup import Popup
 from kivy.uix.screenmanager import Screen
 
 from companion_app.app import theme
-from companion_app.app.table import fit_to
+from companion_app.app.table import fit_to, frame_texture
 from companion_app.app.widgets import fill_sections
 from companion_app.storage import StorageError
 from companion_app.viewmodels.scoring import ScanResult, ScoringViewModel, annotate_scan
@@ -126,17 +124,7 @@ class ScoringScreen(Screen):
             return
         self._picture = frame
         preview = self.ids.camera
-        width, height = preview.size
-        small = fit_to(frame, (width, height))
-        size = (int(small.shape[1]), int(small.shape[0]))
-        texture = preview.texture
-        if texture is None or tuple(texture.size) != size:
-            texture = Texture.create(size=size, colorfmt="rgba")
-            texture.flip_vertical()
-        texture.blit_buffer(
-            cv2.cvtColor(small, cv2.COLOR_BGR2RGBA).tobytes(), colorfmt="rgba", bufferfmt="ubyte"
-        )
-        preview.texture = texture
+        preview.texture = frame_texture(fit_to(frame, tuple(preview.size)), preview.texture)
         preview.canvas.ask_update()
 
     def enlarge_picture(self) -> Popup | None:
@@ -147,12 +135,7 @@ class ScoringScreen(Screen):
         from kivy.core.window import Window
 
         big = fit_to(self._picture, (Window.width * 0.95, Window.height * 0.85))
-        texture = Texture.create(size=(big.shape[1], big.shape[0]), colorfmt="rgba")
-        texture.flip_vertical()
-        texture.blit_buffer(
-            cv2.cvtColor(big, cv2.COLOR_BGR2RGBA).tobytes(), colorfmt="rgba", bufferfmt="ubyte"
-        )
-        view = PictureView(texture=texture, fit_mode="contain")
+        view = PictureView(texture=frame_texture(big), fit_mode="contain")
         popup = Popup(
             title=App.get_running_app().translator.t("scoring.picture"),
             title_size=sp(theme.FONT_LARGE),

@@ -119,6 +119,19 @@ def _text_texture(text: str) -> Any:
     return texture
 
 
+def frame_texture(frame: np.ndarray, texture: Any = None) -> Any:
+    """A texture showing the `uint8` BGR `frame`: `texture` written over when it has the
+    frame's size, else a new one."""
+    height, width = frame.shape[:2]
+    if texture is None or tuple(texture.size) != (width, height):
+        texture = Texture.create(size=(width, height), colorfmt="rgba")
+        texture.flip_vertical()
+    # RGBA uploads as is; 3-byte formats are converted pixel by pixel in many drivers
+    rgba = cv2.cvtColor(frame, cv2.COLOR_BGR2RGBA)
+    texture.blit_buffer(rgba.tobytes(), colorfmt="rgba", bufferfmt="ubyte")
+    return texture
+
+
 def fit_to(frame: np.ndarray, size: tuple[float, float]) -> np.ndarray:
     """`frame` shrunk (never enlarged) to fit in `size` (w, h) keeping its aspect; a new array."""
     height, width = frame.shape[:2]
@@ -233,18 +246,11 @@ class TableScreen(Screen):
         """
         width, height = self.ids.preview.size
         frame = fit_to(frame, (width * self.preview_scale, height * self.preview_scale))
-        height, width = frame.shape[:2]
         # Two textures in turn: writing into the texture the GPU is still drawing makes the
         # driver wait for that frame to finish (on software GL, most of a frame's time).
         self._turn = 1 - self._turn
-        texture = self._textures[self._turn]
-        if texture is None or texture.size != (width, height):
-            texture = Texture.create(size=(width, height), colorfmt="rgba")
-            texture.flip_vertical()
-            self._textures[self._turn] = texture
-        # RGBA uploads as is; 3-byte formats are converted pixel by pixel in many drivers
-        rgba = cv2.cvtColor(frame, cv2.COLOR_BGR2RGBA)
-        texture.blit_buffer(rgba.tobytes(), colorfmt="rgba", bufferfmt="ubyte")
+        texture = frame_texture(frame, self._textures[self._turn])
+        self._textures[self._turn] = texture
         preview = self.ids.preview
         preview.texture = texture
         preview.canvas.ask_update()
@@ -258,4 +264,4 @@ class TableScreen(Screen):
         self.ids.overlay.redraw(result, frame_size, (x0, y0, shown_w, shown_h))
 
 
-__all__ = ["OverlayLayer", "TableScreen", "draw_detections"]
+__all__ = ["OverlayLayer", "TableScreen", "draw_detections", "fit_to", "frame_texture"]
