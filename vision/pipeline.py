@@ -298,7 +298,9 @@ class PerceptionConfig:
             polka cloth below a spread, named cheese); unnamed, it is dropped when it shows no
             piece (`Perception._oversized`: a stretch of cloth around a spread's corner). Boxes
             too small to be pieces are the readers' to set aside (`vision.readers.
-            spread_pieces`, which keeps parts that together span a piece). None (default):
+            spread_pieces`, which keeps parts that together span a piece). With
+            `duplicate_overlap`, such a box also goes after boxes of a piece's own size when
+            one piece found twice is kept once, and its name disputes none. None (default):
             never.
         penalty_seals: (least correlation, least margin, least odds) for the seal printed on
             the companion art's Dice King penalty cards (`vision.penalty_seal`): after the face
@@ -685,9 +687,11 @@ def distinct_pieces(
     absorbed: dict[int, list[int]] | None = None,
     *,
     covered_unnamed: dict[str, float] | None = None,
+    oversized: np.ndarray | None = None,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
-    ones before parts (boxes under 0.6 of the median), the surest name first, then the
+    ones before parts (boxes under 0.6 of the median) and before the `oversized` rows (bool
+    mask: boxes too large for one piece, `oversized_boxes`), the surest name first, then the
     detector score. Dice always stay. A box astride two pieces (`ASTRIDE_AREA` times a piece's
     size or more, holding most of two piece-sized boxes that are not one piece; from
     `ASTRIDE_NAMED_AREA` times when both are named) is dropped first when they cover 0.7 of it
@@ -767,6 +771,9 @@ def distinct_pieces(
             key=lambda i: (
                 detections.identities[i] is None,
                 bool(areas[i] < 0.6 * area),  # a part of a piece after whole ones
+                # a box with much cloth around its piece after one that fits it (the name is
+                # the same; a box of the piece's own size is what the later steps can use)
+                bool(oversized is not None and oversized[i]),
                 *_surer(detections, i)[1:],
             ),
         )
@@ -1008,19 +1015,26 @@ class Perception:
             detections, matches = _unnamed(detections, matches, unsure)
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
+            large = np.zeros(len(detections), bool)
+            if self.config.oversized is not None:
+                large = oversized_boxes(detections, self.config.oversized)
             keep = distinct_pieces(
                 detections,
                 self.config.duplicate_overlap,
                 self.config.duplicate_union,
                 absorbed,
                 covered_unnamed=self.config.covered_unnamed,
+                oversized=large,
             )
             # one piece given two names (a box named by the reader, another by the gallery):
-            # which is right is not known, so neither is used
+            # which is right is not known, so neither is used. A box too large for one piece
+            # (`oversized`) names no piece of its own and disputes nothing.
             disputed = np.zeros(len(detections), bool)
             for kept_row, others in absorbed.items():
                 disputed[kept_row] = any(
-                    not _same_name(detections, matches, kept_row, other) for other in others
+                    not _same_name(detections, matches, kept_row, other)
+                    for other in others
+                    if not large[other]
                 )
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]

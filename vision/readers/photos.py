@@ -301,6 +301,15 @@ PHOTO_TABLE_LIKE_SURE_NAMES: dict[str, tuple[float, float]] = {"tile": (0.999, 0
 # unnamed and showing no piece, it is dropped rather than refusing the photo (of the unnamed
 # boxes left on 60 validation tables a game, boxes on no piece that large: King's Breakfast 22
 # of 32, Dice King 2 of 19; true pieces or parts of them: none of 54).
+# Such a box also goes after the boxes of a piece's own size when one piece found twice is kept
+# once, and its name disputes none (`distinct_pieces`): a Russian tile boxed at 1.67 × (found
+# at 0.50) and at its own size (0.39), both named alike, kept the large box, which then lost
+# its name; a UK tile named at 1.00 lost its name to a box across it and three neighbours
+# (2.2 ×, named France). Every photo of validation tables, right / refused / wrong, before →
+# after: Café 8,000,040+ (150 tables) 438 / 8 / 0 → 439 / 7 / 0, 8,000,400+ (100) 289 / 9 / 0
+# → 290 / 8 / 0, 8,000,200+ (200) 582 / 12 / 0 unchanged; King's Breakfast and Dice King
+# unchanged on all three (745 / 5 / 0, 993 / 8 / 0, 496 / 3 / 0; 518 / 4 / 0, 688 / 12 / 0,
+# 346 / 4 / 0).
 PHOTO_OVERSIZED: float | None = 1.45
 # A Dice King penalty card's value is checked against the seal printed on it
 # (`PerceptionConfig.penalty_seals`: least correlation, least lead over the next value, least
