@@ -22,7 +22,8 @@ optionally (`verify`, for still photos) its two best candidates are aligned with
 compared by correlation. Otherwise its identity is None and the top candidates are kept
 (`Match.candidates`) for the UI to offer. Backs are classes too: a face-down piece matches its
 back and stays unidentified. References with identical faces (Dice King's penalty cards of equal
-value) form one class named after the first of them (`Match.aliases`).
+value) form one class named after the first of them (`Match.aliases`); so do the enrolled faces of
+pieces whose companion faces are identical (`companion_twins`: copies of one card).
 
 Enrolled references (the user's own printing) are matched first: when they identify the piece
 the companion art is not consulted, and a piece's enrolled face replaces its companion face.
@@ -31,11 +32,12 @@ Matching is vectorised: one product per cell for all pieces of a frame
 chosen on rendered eval-split scenes of other seeds than the benchmark's.
 
 Public names: `IdentifyConfig`, `Match`, `Identifier`, `describe`, `similarity`, `cell_grid`,
-`fine_config`, `thumb_size`, `candidates_json`, `printed_corners`.
+`fine_config`, `thumb_size`, `candidates_json`, `printed_corners`, `companion_twins`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -228,6 +230,20 @@ class Match:
 
 
 _NO_MATCH = Match(None, 0.0, 0.0, 0, None, None)
+
+
+def companion_twins(references: Sequence[Reference]) -> dict[str, frozenset[str]]:
+    """identity → the identities whose companion face is pixel for pixel the same (itself
+    included), for those that have such twins: copies of one card (Dice King's penalty cards of
+    equal value, DK-3). A printing prints copies alike, so the user's enrolled photos of them are
+    one face too: photographed apart they differ only by the photos, and as separate classes
+    they tie and leave every such card unnamed."""
+    groups: dict[tuple[str, bytes], set[str]] = {}
+    for ref in references:
+        if ref.source == "companion" and ref.identity is not None:
+            key = (ref.game, hashlib.sha1(np.ascontiguousarray(ref.face).tobytes()).digest())
+            groups.setdefault(key, set()).add(ref.identity)
+    return {i: frozenset(g) for g in groups.values() if len(g) > 1 for i in g}
 
 
 def thumb_size(kind: str, config: IdentifyConfig) -> tuple[int, int]:
@@ -442,6 +458,7 @@ class Identifier:
         for ref in self.gallery.references:
             if ref.identity is not None:
                 self._faces.setdefault(ref.identity, ref.face)
+        self._twins = companion_twins(self.gallery.references)
         # an enrolled face replaces the companion art of the same piece: the user's printing
         # is what lies on the table, and the companion face would only be a look-alike
         enrolled = {r.identity for r in self.gallery.references if r.source == "enrolled"}
@@ -476,6 +493,12 @@ class Identifier:
                 if label == ref.label and source[j] == ref.source:
                     found = j  # the same piece enrolled twice: one class
                     break
+            if found < 0 and ref.source == "enrolled" and ref.identity is not None:
+                twins = self._twins.get(ref.identity, frozenset())
+                for j, label in enumerate(labels):
+                    if source[j] == "enrolled" and label in twins:
+                        found = j  # a copy of a card enrolled before: one face, one class
+                        break
             if found < 0:
                 for j in range(len(labels)):
                     first = int(np.flatnonzero(classes[:i] == j)[0]) if i else -1

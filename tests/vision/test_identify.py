@@ -173,6 +173,32 @@ def test_enrolled_references_are_matched_first() -> None:
     assert match.rotation == 2
 
 
+def test_enrolled_copies_of_one_card_form_one_class() -> None:
+    """DK-3: Dice King's penalty cards of equal value are copies of one card. Enrolled from a
+    photo each (the user's own printing), they differ only by the photos; as separate classes
+    they tied and every such card stayed unnamed. They form one class, as the companion art's
+    identical faces do, and a card of another value stays apart."""
+    rng = np.random.default_rng(5)
+    refs = []
+    for identity in [f"dice-king/penalty-{n}" for n in (3, 4, 5, 6, 7, 8)]:
+        face = restyle(art.face(identity, 160), identity).astype(np.float32)
+        # each enrolment photo under its own light and noise
+        face = face * rng.uniform(0.85, 1.15) + rng.normal(0, 6, face.shape)
+        photo = np.clip(face, 0, 255).astype(np.uint8)
+        refs.append(Reference(identity, "dice-king", "card", photo, "enrolled"))
+    identifier = Identifier(Gallery(tuple(refs)).merged(default_gallery(["dice-king"])))
+    three = restyle(art.face("dice-king/penalty-7", 160), "dice-king/penalty-7")
+    two = restyle(art.face("dice-king/penalty-4", 160), "dice-king/penalty-4")
+    frame, corners = place([three, two], seed=4)
+    first, second = identifier.match(frame, detections_for(corners, ["card"] * 2), ["dice-king"])
+    assert first is not None and second is not None
+    assert first.source == "enrolled" and second.source == "enrolled"
+    threes = {"dice-king/penalty-6", "dice-king/penalty-7", "dice-king/penalty-8"}
+    twos = {"dice-king/penalty-3", "dice-king/penalty-4", "dice-king/penalty-5"}
+    assert first.identity in threes and set(first.aliases) == threes
+    assert second.identity in twos and set(second.aliases) == twos
+
+
 def test_descriptor_ignores_exposure_and_white_balance() -> None:
     config = IdentifyConfig()
     w, h = thumb_size("card", config)
