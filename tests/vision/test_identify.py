@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -181,10 +183,10 @@ def test_enrolled_copies_of_one_card_form_one_class() -> None:
     rng = np.random.default_rng(5)
     refs = []
     for identity in [f"dice-king/penalty-{n}" for n in (3, 4, 5, 6, 7, 8)]:
-        face = restyle(art.face(identity, 160), identity).astype(np.float32)
+        face = restyle(art.face(identity, 160), identity).astype(np.float64)
         # each enrolment photo under its own light and noise
-        face = face * rng.uniform(0.85, 1.15) + rng.normal(0, 6, face.shape)
-        photo = np.clip(face, 0, 255).astype(np.uint8)
+        lit = face * rng.uniform(0.85, 1.15) + rng.normal(0, 6, face.shape)
+        photo = np.clip(lit, 0, 255).astype(np.uint8)
         refs.append(Reference(identity, "dice-king", "card", photo, "enrolled"))
     identifier = Identifier(Gallery(tuple(refs)).merged(default_gallery(["dice-king"])))
     three = restyle(art.face("dice-king/penalty-7", 160), "dice-king/penalty-7")
@@ -197,6 +199,35 @@ def test_enrolled_copies_of_one_card_form_one_class() -> None:
     twos = {"dice-king/penalty-3", "dice-king/penalty-4", "dice-king/penalty-5"}
     assert first.identity in threes and set(first.aliases) == threes
     assert second.identity in twos and set(second.aliases) == twos
+
+
+def test_an_undecided_card_is_settled_where_its_close_classes_differ(
+    identifier: Identifier,
+) -> None:
+    """DK-4: Dice King's inhabitants of one kind differ only in their number. A card whose two
+    best classes nearly tie is compared with them only where their faces differ
+    (`IdentifyConfig.detail_look`) and named; when its close classes fill the candidate list
+    (another as close may be missing from it) it stays undecided."""
+    from vision.identify import Match
+
+    frame, corners = place([art.face("dice-king/orc-2", 200)], seed=2)
+    tie = Match(
+        None,
+        0.9,
+        0.005,
+        0,
+        "dice-king/orc-3",
+        "companion",
+        candidates=(("dice-king/orc-3", 0.9), ("dice-king/orc-2", 0.895), ("dice-king/elf-2", 0.7)),
+    )
+    settled = identifier._detail(frame, corners[0], tie)
+    assert settled is not None and settled.identity == "dice-king/orc-2"
+    assert settled.label == "dice-king/orc-2" and settled.aliases == ("dice-king/orc-2",)
+    crowded = replace(tie, candidates=(*tie.candidates[:2], ("dice-king/orc-4", 0.89)))
+    assert identifier._detail(frame, corners[0], crowded) == crowded
+    turned = np.roll(corners[0], 2, axis=0)  # matched upside down: still read either way up
+    settled = identifier._detail(frame, turned, tie)
+    assert settled is not None and settled.identity == "dice-king/orc-2"
 
 
 def test_descriptor_ignores_exposure_and_white_balance() -> None:
