@@ -153,6 +153,14 @@ class IdentifyConfig:
             seeds 7 and 11 (40 a game, true corners ± 2 %): no wrong name added; a piece whose
             close classes fill its candidate list is left alone (with more candidates kept,
             penalty cards of value 3 were named value 1 at correlations 0.83-0.93).
+        detail_sources: the references (``enrolled``, ``companion``) whose near ties the detail
+            look settles. Enrolled only by default: the companion art's small print is read by
+            trained readers before the gallery is asked (`vision.piece_reader`), and through the
+            whole pipeline on the eval split the detail look on companion faces named one card
+            more wrongly (cards right / wrong / unnamed 339 / 2 / 15 -> 339 / 3 / 14; seed 101's
+            validation scenes unchanged). On the gallery alone (true corners ± 2 %, seed 2026)
+            companion Dice King faces went 0.884 -> 0.891 right and King's Breakfast 0.938 ->
+            0.946, none wrong.
         detail_min_score, detail_gap, detail_min_side_px, detail_size, detail_min_correlation,
             detail_margin: see `detail_look`.
         shift_check: an identified piece's quad is also read moved by this fraction of its
@@ -210,6 +218,7 @@ class IdentifyConfig:
     verify_turns: tuple[int, ...] = (0,)
     verify_align: AlignConfig = field(default_factory=AlignConfig)
     detail_look: bool = True
+    detail_sources: tuple[str, ...] = ("enrolled",)
     detail_min_score: float = 0.85
     detail_gap: float = 0.03
     detail_min_side_px: float = 40.0
@@ -918,6 +927,8 @@ class Identifier:
         differ (`detail_look`)."""
         config = self.config
         if match.identity is not None or match.score < config.detail_min_score:
+            return match
+        if match.source not in config.detail_sources:
             return match
         close = [c for c, sim in match.candidates if sim >= match.score - config.detail_gap]
         faces = [self._faces.get(c) for c in close]
