@@ -298,6 +298,32 @@ def run(args: argparse.Namespace) -> int:
     return 2 if report["refused"] else 0
 
 
+def enrolment_groups(game: str) -> list[tuple[str, ...]]:
+    """`game`'s pieces in catalogue order, copies of one card together (Dice King's penalty
+    cards of equal value, DK-3; `vision.identify.companion_twins`): a user shows each card once,
+    and its face is enrolled for every copy."""
+    from vision.gallery import default_gallery, game_identities
+    from vision.identify import companion_twins
+
+    twins = companion_twins(default_gallery([game]).references)
+    groups: list[tuple[str, ...]] = []
+    placed: set[str] = set()
+    for identity in game_identities(game):
+        if identity in placed:
+            continue
+        group = tuple(i for i in game_identities(game) if i in twins.get(identity, {identity}))
+        groups.append(group)
+        placed.update(group)
+    return groups
+
+
+def _copies_note(group: tuple[str, ...]) -> str:
+    """The prompt's note for a card with copies: `` (also Penalty 7, Penalty 8: one card)``."""
+    if len(group) < 2:
+        return ""
+    return f" (also {', '.join(display_name(i) for i in group[1:])}: copies of one card)"
+
+
 def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
     from vision.frames import IMAGE_SUFFIXES
     from vision.gallery import game_identities, identity_from_key, piece_key, save_enrolled
@@ -333,7 +359,27 @@ def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
                 "path": str(saved),
             }
         )
-    done = {e["identity"] for e in enrolled}
+    # a copy of a card without a photo of its own takes the face of the copy that has one
+    done = {e["identity"]: e for e in enrolled}
+    for group in enrolment_groups(game):
+        shown = next((done[i] for i in group if i in done), None)
+        if shown is None:
+            continue
+        face = cv2.imread(shown["path"], cv2.IMREAD_COLOR)
+        for identity in group:
+            if identity in done or face is None:
+                continue
+            saved = save_enrolled(identity, face)
+            enrolled.append(
+                {
+                    "piece": piece_key(identity),
+                    "identity": identity,
+                    "file": shown["file"],
+                    "path": str(saved),
+                    "copy_of": shown["piece"],
+                }
+            )
+    done = {e["identity"]: e for e in enrolled}
     missing = [piece_key(i) for i in game_identities(game) if i not in done]
     return {"enrolled": enrolled, "refused": refused, "missing": missing}
 
@@ -372,33 +418,36 @@ def _stable_quads(
 
 def _enrol_stream(game: str, source: str, frames_per_piece: int, quiet: bool) -> dict[str, Any]:
     from vision.frames import open_source
-    from vision.gallery import game_identities, piece_key, save_enrolled
+    from vision.gallery import piece_key, save_enrolled
 
     enrolled: list[dict[str, Any]] = []
     missing: list[str] = []
     with open_source(source) as stream:
         frames = iter(stream)
         last_quad: np.ndarray | None = None
-        for identity in game_identities(game):
+        for group in enrolment_groups(game):
+            identity = group[0]
             prompt = sys.stderr if quiet else sys.stdout  # --json keeps stdout for the report
-            prompt.write(f"show {display_name(identity)}\n")
+            prompt.write(f"show {display_name(identity)}{_copies_note(group)}\n")
             prompt.flush()
             taken = False
             budget = _limited(frames, frames_per_piece)
             for frame, quad in _stable_quads(budget, STILL_FRAMES, last_quad):
-                saved = save_enrolled(identity, upright_face(frame, quad, identity))
-                enrolled.append(
-                    {
-                        "piece": piece_key(identity),
-                        "identity": identity,
+                face = upright_face(frame, quad, identity)
+                for copy in group:
+                    entry = {
+                        "piece": piece_key(copy),
+                        "identity": copy,
                         "file": source,
-                        "path": str(saved),
+                        "path": str(save_enrolled(copy, face)),
                     }
-                )
+                    if copy != identity:
+                        entry["copy_of"] = piece_key(identity)
+                    enrolled.append(entry)
                 last_quad, taken = quad, True
                 break
             if not taken:
-                missing.append(piece_key(identity))
+                missing.extend(piece_key(copy) for copy in group)
     return {"enrolled": enrolled, "refused": [], "missing": missing}
 
 
@@ -415,6 +464,7 @@ __all__ = [
     "FinderConfig",
     "configure",
     "display_name",
+    "enrolment_groups",
     "find_pieces",
     "run",
     "the_one_piece",

@@ -146,3 +146,68 @@ def test_prompts_name_pieces_as_players_do() -> None:
     assert display_name("kings-breakfast/cheese") == "Cheese"
     assert display_name("cafe-international/italy/w") == "Italy ♀"
     assert display_name("cafe-international/uk/m") == "UK ♂"
+
+
+def test_copies_of_one_card_are_shown_once() -> None:
+    """DK-3: Dice King's penalty cards of equal value are copies of one card: enrolment asks
+    for each such card once (59 prompts for 65 cards), every piece in exactly one group."""
+    from companion_app.cli.enroll import enrolment_groups
+
+    groups = enrolment_groups("dice-king")
+    assert len(groups) == 59
+    assert sorted(i for g in groups for i in g) == sorted(art.identities("dice-king"))
+    threes = ("dice-king/penalty-6", "dice-king/penalty-7", "dice-king/penalty-8")
+    assert threes in groups and ("dice-king/penalty-9", "dice-king/penalty-10") in groups
+    assert all(len(g) == 1 for g in enrolment_groups(KB))
+
+
+def test_a_folder_photo_of_a_card_enrols_its_copies(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A photo of Penalty 6 also teaches Penalty 7 and 8 (the same card, DK-3): their faces are
+    stored from it, and they are not reported missing."""
+    rng = np.random.default_rng(2)
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for identity in ("dice-king/penalty-6", "dice-king/orc-2"):
+        photo = piece_photo([restyled(identity)], rng, (640, 480))
+        cv2.imwrite(str(folder / f"{piece_key(identity)}.jpg"), photo)
+    assert main(["enroll", "dice-king", "--source", str(folder), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    copies = {e["piece"]: e.get("copy_of") for e in report["enrolled"]}
+    assert copies == {
+        "penalty-6": None,
+        "orc-2": None,
+        "penalty-7": "penalty-6",
+        "penalty-8": "penalty-6",
+    }
+    assert "penalty-7" not in report["missing"] and "penalty-9" in report["missing"]
+    stored = sorted(p.name for p in (home / "gallery" / "dice-king").iterdir())
+    assert stored == ["orc-2.png", "penalty-6.png", "penalty-7.png", "penalty-8.png"]
+
+
+def test_video_enrolment_shows_a_card_with_copies_once(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a camera or video, a card with copies is asked for once and enrolled for each."""
+    import companion_app.cli.enroll as enroll
+
+    threes = ("dice-king/penalty-6", "dice-king/penalty-7", "dice-king/penalty-8")
+    monkeypatch.setattr(enroll, "enrolment_groups", lambda game: [threes, ("dice-king/orc-2",)])
+    rng = np.random.default_rng(7)
+    size = (320, 240)
+    empty = piece_photo([], rng, size)
+    video = tmp_path / "show.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, size)
+    for identity in ("dice-king/penalty-6", "dice-king/orc-2"):
+        shown = piece_photo([restyled(identity, 120)], rng, size)
+        for frame in [empty] * 3 + [shown] * 8:
+            writer.write(frame)
+    writer.release()
+    status = main(["enroll", "dice-king", "--source", str(video), "--frames-per-piece", "25"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "show Penalty 6 (also Penalty 7, Penalty 8: copies of one card)" in out
+    assert "show Orc 2" in out and "show Penalty 7" not in out
+    stored = sorted(p.name for p in (home / "gallery" / "dice-king").iterdir())
+    assert stored == ["orc-2.png", "penalty-6.png", "penalty-7.png", "penalty-8.png"]
