@@ -107,19 +107,24 @@ def test_photos_without_a_piece_or_with_two_or_unknown_names_are_refused(
     assert sorted(p.name for p in (home / "gallery" / KB).iterdir()) == ["ham.png"]
 
 
-def test_video_enrolment_walks_through_the_pieces(
-    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    rng = np.random.default_rng(6)
+def write_video(video: Path, identities: list[str], seed: int) -> Path:
+    """A clip showing each piece (restyled) still for a while, the empty surface between."""
+    rng = np.random.default_rng(seed)
     size = (320, 240)
     empty = piece_photo([], rng, size)
-    video = tmp_path / "show.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, size)
-    for identity in ("kings-breakfast/ham", "kings-breakfast/cheese"):
+    for identity in identities:
         shown = piece_photo([restyled(identity, 120)], rng, size)
         for frame in [empty] * 3 + [shown] * 8:
             writer.write(frame)
     writer.release()
+    return video
+
+
+def test_video_enrolment_walks_through_the_pieces(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    video = write_video(tmp_path / "show.avi", ["kings-breakfast/ham", "kings-breakfast/cheese"], 6)
     status = main(["enroll", KB, "--source", str(video), "--frames-per-piece", "25"])
     out = capsys.readouterr().out
     assert status == 0
@@ -194,16 +199,7 @@ def test_video_enrolment_shows_a_card_with_copies_once(
 
     threes = ("dice-king/penalty-6", "dice-king/penalty-7", "dice-king/penalty-8")
     monkeypatch.setattr(enroll, "enrolment_groups", lambda game: [threes, ("dice-king/orc-2",)])
-    rng = np.random.default_rng(7)
-    size = (320, 240)
-    empty = piece_photo([], rng, size)
-    video = tmp_path / "show.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, size)
-    for identity in ("dice-king/penalty-6", "dice-king/orc-2"):
-        shown = piece_photo([restyled(identity, 120)], rng, size)
-        for frame in [empty] * 3 + [shown] * 8:
-            writer.write(frame)
-    writer.release()
+    video = write_video(tmp_path / "show.avi", ["dice-king/penalty-6", "dice-king/orc-2"], 7)
     status = main(["enroll", "dice-king", "--source", str(video), "--frames-per-piece", "25"])
     out = capsys.readouterr().out
     assert status == 0
