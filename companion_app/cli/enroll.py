@@ -318,7 +318,8 @@ def enrolment_groups(game: str) -> list[tuple[str, ...]]:
 
 
 def _copies_note(group: tuple[str, ...]) -> str:
-    """The prompt's note for a card with copies: `` (also Penalty 7, Penalty 8: one card)``."""
+    """The prompt's note for a card with copies:
+    `` (also Penalty 7, Penalty 8: copies of one card)``."""
     if len(group) < 2:
         return ""
     return f" (also {', '.join(display_name(i) for i in group[1:])}: copies of one card)"
