@@ -673,6 +673,9 @@ def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
 
 # two detections' quads are compared only when their boxes share at least this of the smaller
 QUAD_NEEDS_BOX = 0.5
+# an oversized box merged into a named piece disputes its name only when the kept named pieces
+# cover less than this of it (`Perception.identify_detailed`)
+OVERSIZED_COVERED = 0.7
 # a box at least this many times a piece's median area may lie astride two pieces; one only
 # a little larger than a piece, when the two it holds are both named (a whole card's box holds
 # unnamed fragments of itself often, two named cards rarely)
@@ -1028,13 +1031,21 @@ class Perception:
             )
             # one piece given two names (a box named by the reader, another by the gallery):
             # which is right is not known, so neither is used. A box too large for one piece
-            # (`oversized`) names no piece of its own and disputes nothing.
+            # (`oversized`) that the kept named pieces cover names no piece of its own and
+            # disputes nothing (uncovered, it may hold the only trace of a piece missed).
+            named_kept = keep & np.array([i is not None for i in detections.identities], bool)
+            spoken_for = np.zeros(len(detections), bool)
+            for row in np.flatnonzero(large & ~keep):
+                spoken_for[row] = (
+                    _covered(detections.boxes_xyxy[row], detections.boxes_xyxy[named_kept])
+                    >= OVERSIZED_COVERED
+                )
             disputed = np.zeros(len(detections), bool)
             for kept_row, others in absorbed.items():
                 disputed[kept_row] = any(
                     not _same_name(detections, matches, kept_row, other)
                     for other in others
-                    if not large[other]
+                    if not spoken_for[other]
                 )
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]

@@ -359,6 +359,44 @@ def test_a_box_too_large_for_one_tile_disputes_no_name(
     assert 294 not in [int(b[0]) for b in result.boxes_xyxy]  # the large box merged away
 
 
+@needs_models
+def test_a_large_box_over_bare_cloth_still_disputes() -> None:
+    """... but a large box the named tiles do not cover may hold the only trace of a tile the
+    detector missed: its other name still disputes the tile it was merged into, which then stays
+    unnamed (the photo is asked again rather than scored a tile short)."""
+    from vision.pipeline import PerceptionConfig
+
+    boxes = np.array(
+        [
+            [500, 100, 550, 150],
+            [560, 100, 610, 150],
+            [620, 100, 670, 150],
+            [359, 280, 415, 336],  # the UK tile
+            [300, 230, 413, 340],  # around it, the rest bare cloth (or a tile never found)
+        ],
+        np.float32,
+    )
+    ci = "cafe-international/"
+    names = {500: (ci + "africa/w", 0.99), 560: (ci + "france/w", 0.99)}
+    names |= {620: (ci + "russia/m", 0.99), 359: (ci + "uk/m", 1.0), 300: (ci + "spain/w", 0.95)}
+    detections = make(["tile"] * 5).with_fields(
+        boxes_xyxy=boxes,
+        corners_px=np.full((5, 4, 2), np.nan, np.float32),
+        scores=np.array([0.87, 0.86, 0.83, 0.78, 0.38], np.float32),
+    )
+    config = PerceptionConfig(
+        piece_reader="off",
+        second_look=False,
+        outline_look=False,
+        duplicate_overlap=0.6,
+        oversized=1.45,
+    )
+    perception = Perception(config, identifier=BoxNameIdentifier(names))  # type: ignore[arg-type]
+    result, _ = perception.identify_detailed(np.full((480, 720, 3), 90, np.uint8), detections)
+    uk = [i for i, b in enumerate(result.boxes_xyxy) if int(b[0]) == 359]
+    assert len(uk) == 1 and result.identities[uk[0]] is None
+
+
 def test_a_box_of_the_pieces_own_size_is_kept_before_a_larger_one() -> None:
     """A Russian tile boxed twice, both boxes named alike: the box with much cloth around the
     tile was found surer, but the one of the tile's own size is kept when the larger is marked
