@@ -493,7 +493,6 @@ class Identifier:
         for ref in self.gallery.references:
             if ref.identity is not None:
                 self._faces.setdefault(ref.identity, ref.face)
-        self._twins = companion_twins(self.gallery.references)
         # an enrolled face replaces the companion art of the same piece: the user's printing
         # is what lies on the table, and the companion face would only be a look-alike
         enrolled = {r.identity for r in self.gallery.references if r.source == "enrolled"}
@@ -507,8 +506,9 @@ class Identifier:
             if stage == "companion" and ref.identity is None and ref.game in enrolled_games:
                 # backs compete in the enrolled stage too: a face-down card is no enrolled face
                 by_key.setdefault((ref.kind, "enrolled"), []).append(ref)
+        twins = companion_twins(self.gallery.references)
         for key, refs in by_key.items():
-            self._banks[key] = self._build_bank(refs, key[0])
+            self._banks[key] = self._build_bank(refs, key[0], twins)
         # every class's identities with its face, by the class's label (the first of them)
         self._aliases: dict[str, tuple[str, ...]] = {}
         for bank in self._banks.values():
@@ -516,7 +516,10 @@ class Identifier:
                 self._aliases.setdefault(label, names)
 
     # --- building ------------------------------------------------------------------------------
-    def _build_bank(self, refs: list[Reference], kind: str) -> _Bank:
+    def _build_bank(
+        self, refs: list[Reference], kind: str, twins: dict[str, frozenset[str]]
+    ) -> _Bank:
+        """One stage's references of one kind as classes (`twins`: `companion_twins`)."""
         descriptors = _reference_descriptors(refs, kind, self.config)
         fine = _reference_descriptors(refs, kind, self._fine)
         labels: list[str] = []
@@ -534,9 +537,9 @@ class Identifier:
                     found = j  # the same piece enrolled twice: one class
                     break
             if found < 0 and ref.source == "enrolled" and ref.identity is not None:
-                twins = self._twins.get(ref.identity, frozenset())
+                copies = twins.get(ref.identity, frozenset())
                 for j, label in enumerate(labels):
-                    if source[j] == "enrolled" and label in twins:
+                    if source[j] == "enrolled" and label in copies:
                         found = j  # a copy of a card enrolled before: one face, one class
                         break
             if found < 0:
@@ -911,16 +914,7 @@ class Identifier:
         (top, rotation, identity), (other, _, _) = results[0], results[1]
         if top < config.verify_min_correlation or top - other < config.verify_margin:
             return match
-        score = dict(match.candidates)[identity]
-        aliases = self._aliases.get(identity, (identity,))
-        return replace(
-            match,
-            identity=identity,
-            score=score,
-            rotation=rotation,
-            label=identity,
-            aliases=aliases,
-        )
+        return self._settled(match, identity, rotation)
 
     def _detail(self, frame: np.ndarray, quad: np.ndarray, match: Match) -> Match:
         """An undecided piece whose best classes nearly tie compared only where their faces
@@ -931,15 +925,13 @@ class Identifier:
         if match.source not in config.detail_sources:
             return match
         close = [c for c, sim in match.candidates if sim >= match.score - config.detail_gap]
-        faces = [self._faces.get(c) for c in close]
-        if len(close) < 2 or any(f is None for f in faces):
+        if len(close) < 2 or any(c not in self._faces for c in close):
             return match
         if len(close) == len(match.candidates):
             return match  # a class beyond the candidates kept may be as close: not all are known
+        faces = [self._faces[c] for c in close]
         printed = np.roll(quad, match.rotation, axis=0)
-        best_face = faces[0]
-        assert best_face is not None
-        height, width = best_face.shape[:2]
+        height, width = faces[0].shape[:2]
         w = config.detail_size
         h = max(1, int(round(w * height / width)))
         seen = _standard(warp_face(frame, printed, (w, h)))
@@ -947,11 +939,7 @@ class Identifier:
         # matched upside down: each candidate is compared both ways up
         views = (seen, seen[::-1, ::-1])
         refs = np.stack(
-            [
-                _standard(cv2.resize(f, (w, h), interpolation=cv2.INTER_AREA))
-                for f in faces
-                if f is not None
-            ]
+            [_standard(cv2.resize(f, (w, h), interpolation=cv2.INTER_AREA)) for f in faces]
         )
         spread = refs.std(axis=0)
         region = spread >= 0.5 * float(spread.max())
@@ -972,14 +960,18 @@ class Identifier:
             return match
         if np.isfinite(other) and top - other < config.detail_margin:
             return match
-        identity = close[int(order[0])]
-        aliases = self._aliases.get(identity, (identity,))
+        return self._settled(match, close[int(order[0])], match.rotation)
+
+    def _settled(self, match: Match, identity: str, rotation: int) -> Match:
+        """`match` named `identity` (one of its candidates) at `rotation`, with its class's
+        aliases: what `verify` or the detail look settled."""
         return replace(
             match,
             identity=identity,
             score=dict(match.candidates)[identity],
+            rotation=rotation,
             label=identity,
-            aliases=aliases,
+            aliases=self._aliases.get(identity, (identity,)),
         )
 
     def identify(

@@ -571,6 +571,33 @@ def _same_name(
     return dropped is not None and a in dropped.aliases
 
 
+def _disputed(
+    detections: Detections,
+    matches: Sequence[Match | None],
+    keep: np.ndarray,
+    absorbed: dict[int, list[int]],
+    oversized: np.ndarray,
+) -> np.ndarray:
+    """(n,) bool: kept rows (`distinct_pieces`) that stood for a box naming the piece
+    otherwise: one piece given two names (a box named by the reader, another by the gallery),
+    and which is right is not known, so neither is used. An `oversized` box that the kept named
+    pieces cover (`OVERSIZED_COVERED`) names no piece of its own and disputes nothing;
+    uncovered, it may hold the only trace of a piece missed."""
+    named_kept = keep & np.array([i is not None for i in detections.identities], bool)
+    spoken_for = np.zeros(len(detections), bool)
+    for row in np.flatnonzero(oversized & ~keep):
+        covered = _covered(detections.boxes_xyxy[row], detections.boxes_xyxy[named_kept])
+        spoken_for[row] = covered >= OVERSIZED_COVERED
+    disputed = np.zeros(len(detections), bool)
+    for kept_row, others in absorbed.items():
+        disputed[kept_row] = any(
+            not _same_name(detections, matches, kept_row, other)
+            for other in others
+            if not spoken_for[other]
+        )
+    return disputed
+
+
 def _intersection(boxes: np.ndarray, i: int, j: int) -> float:
     """Area shared by boxes `i` and `j` of `boxes` (n, 4 xyxy)."""
     wh = np.minimum(boxes[i, 2:], boxes[j, 2:]) - np.maximum(boxes[i, :2], boxes[j, :2])
@@ -674,7 +701,7 @@ def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
 # two detections' quads are compared only when their boxes share at least this of the smaller
 QUAD_NEEDS_BOX = 0.5
 # an oversized box merged into a named piece disputes its name only when the kept named pieces
-# cover less than this of it (`Perception.identify_detailed`)
+# cover less than this of it (`_disputed`)
 OVERSIZED_COVERED = 0.7
 # a box at least this many times a piece's median area may lie astride two pieces; one only
 # a little larger than a piece, when the two it holds are both named (a whole card's box holds
@@ -1029,24 +1056,7 @@ class Perception:
                 covered_unnamed=self.config.covered_unnamed,
                 oversized=large,
             )
-            # one piece given two names (a box named by the reader, another by the gallery):
-            # which is right is not known, so neither is used. A box too large for one piece
-            # (`oversized`) that the kept named pieces cover names no piece of its own and
-            # disputes nothing (uncovered, it may hold the only trace of a piece missed).
-            named_kept = keep & np.array([i is not None for i in detections.identities], bool)
-            spoken_for = np.zeros(len(detections), bool)
-            for row in np.flatnonzero(large & ~keep):
-                spoken_for[row] = (
-                    _covered(detections.boxes_xyxy[row], detections.boxes_xyxy[named_kept])
-                    >= OVERSIZED_COVERED
-                )
-            disputed = np.zeros(len(detections), bool)
-            for kept_row, others in absorbed.items():
-                disputed[kept_row] = any(
-                    not _same_name(detections, matches, kept_row, other)
-                    for other in others
-                    if not spoken_for[other]
-                )
+            disputed = _disputed(detections, matches, keep, absorbed, large)
             detections = detections[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)

@@ -306,12 +306,13 @@ def enrolment_groups(game: str) -> list[tuple[str, ...]]:
     from vision.identify import companion_twins
 
     twins = companion_twins(default_gallery([game]).references)
+    identities = game_identities(game)
     groups: list[tuple[str, ...]] = []
     placed: set[str] = set()
-    for identity in game_identities(game):
+    for identity in identities:
         if identity in placed:
             continue
-        group = tuple(i for i in game_identities(game) if i in twins.get(identity, {identity}))
+        group = tuple(i for i in identities if i in twins.get(identity, {identity}))
         groups.append(group)
         placed.update(group)
     return groups
@@ -336,6 +337,7 @@ def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
         raise UsageError(f"no image in folder '{folder}'")
     enrolled: list[dict[str, Any]] = []
     refused: list[dict[str, str]] = []
+    faces: dict[str, np.ndarray] = {}
     for file in files:
         try:
             identity = identity_from_key(game, file.stem)
@@ -351,7 +353,8 @@ def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
         except EnrolmentError as error:
             refused.append({"file": file.name, "reason": str(error)})
             continue
-        saved = save_enrolled(identity, upright_face(image, quad, identity))
+        faces[identity] = upright_face(image, quad, identity)
+        saved = save_enrolled(identity, faces[identity])
         enrolled.append(
             {
                 "piece": piece_key(identity),
@@ -366,11 +369,10 @@ def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
         shown = next((done[i] for i in group if i in done), None)
         if shown is None:
             continue
-        face = cv2.imread(shown["path"], cv2.IMREAD_COLOR)
         for identity in group:
-            if identity in done or face is None:
+            if identity in done:
                 continue
-            saved = save_enrolled(identity, face)
+            saved = save_enrolled(identity, faces[shown["identity"]])
             enrolled.append(
                 {
                     "piece": piece_key(identity),
@@ -380,8 +382,8 @@ def _enrol_folder(game: str, folder: Path) -> dict[str, Any]:
                     "copy_of": shown["piece"],
                 }
             )
-    done = {e["identity"]: e for e in enrolled}
-    missing = [piece_key(i) for i in game_identities(game) if i not in done]
+    taken = {e["identity"] for e in enrolled}
+    missing = [piece_key(i) for i in game_identities(game) if i not in taken]
     return {"enrolled": enrolled, "refused": refused, "missing": missing}
 
 
