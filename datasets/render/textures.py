@@ -291,6 +291,48 @@ def _spots(rng: np.random.Generator, palette: list) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
+    """A printed cloth of soft-edged patches: pebbles, petals and leaves of a few colours, at
+    several sizes and blurs, some overlapping. Scoring photos' weak boxes on busy withheld
+    tables were patches of several colours that the piece reader took for a guest tile; the
+    other busy training cloths (speckles, confetti, round spots) have sharp, one-colour marks."""
+    (base,) = _pick(rng, palette)
+    img = np.empty((TILE, TILE, 3), np.float32)
+    img[:] = _jitter(rng, base, 12)
+    colours = rng.uniform(15, 245, (int(rng.integers(3, 7)), 3))
+    for blur in (0.5, 1.2, 2.4):
+        mask = np.zeros((TILE, TILE), np.float32)
+        layer = np.zeros((TILE, TILE, 3), np.float32)
+        for _ in range(int(rng.integers(20, 70))):
+            radius = float(np.exp(rng.uniform(np.log(3), np.log(20))))
+            stretch = float(rng.uniform(1.0, 2.6))
+            angle = float(rng.uniform(0, np.pi))
+            turns = np.linspace(0, 2 * np.pi, 28, endpoint=False)
+            # a few smooth lobes: pebbles, petals, kidney shapes
+            amplitudes, phases = rng.uniform(0, 0.25, 3), rng.uniform(0, 2 * np.pi, 3)
+            radial = radius * (
+                1 + sum(amplitudes[k] * np.cos((k + 1) * turns + phases[k]) for k in range(3))
+            )
+            xs, ys = radial * np.cos(turns) * stretch, radial * np.sin(turns)
+            cx, cy = rng.uniform(0, TILE, 2)
+            pts = np.stack(
+                [
+                    cx + xs * np.cos(angle) - ys * np.sin(angle),
+                    cy + xs * np.sin(angle) + ys * np.cos(angle),
+                ],
+                axis=1,
+            )
+            colour = colours[int(rng.integers(len(colours)))] + rng.normal(0, 10, 3)
+            cv2.fillPoly(layer, [pts.astype(np.int32)], tuple(float(c) for c in colour))
+            cv2.fillPoly(mask, [pts.astype(np.int32)], 1.0)
+        mask = cv2.GaussianBlur(mask, (0, 0), blur)[..., None]
+        layer = cv2.GaussianBlur(layer, (0, 0), blur)
+        # the blurred layer is premultiplied by the blurred mask: dividing restores its colour
+        img = img * (1 - mask) + layer / np.maximum(mask, 1e-3) * mask
+    img *= (0.92 + 0.12 * fbm(rng, TILE, 6, 3))[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _slate(rng: np.random.Generator, palette: list) -> np.ndarray:
     dark, light = (_jitter(rng, c, 8) for c in _pick(rng, palette))
     layers = fbm(rng, TILE, 3, 5, aspect=3.0)
@@ -365,6 +407,11 @@ TRAIN_FAMILIES: tuple[TextureFamily, ...] = (
             ((200, 225, 235), (40, 80, 130)),  # cream, brown spots
             ((60, 140, 60), (120, 220, 240)),  # green, yellow spots
         ],
+    ),
+    TextureFamily(
+        "prints",
+        _prints,
+        [((235, 240, 240),), ((170, 200, 215),), ((215, 205, 225),), ((45, 55, 60),)],
     ),
 )
 

@@ -43,3 +43,22 @@ def test_texture_banks_are_deterministic():
     texture_tile.cache_clear()
     b = texture_tile("train", "wood_grain", 1)[0]
     assert (a == b).all()
+
+
+def test_printed_cloth_has_soft_patches_of_several_colours_on_its_base():
+    """The `prints` training cloth: patches of several colours cover part of the cloth, the
+    base showing between them, with blurred edges (the withheld busy tables' weak boxes were
+    such patches; a cloth of sharp one-colour marks did not teach the reader them)."""
+    import cv2
+    import numpy as np
+
+    for variant in range(3):
+        tile = texture_tile("train", "prints", variant)[0].astype(np.float32)
+        base = np.median(tile.reshape(-1, 3), axis=0)
+        off_base = np.linalg.norm(tile - base, axis=2) > 40
+        assert 0.05 < off_base.mean() < 0.6
+        hues = cv2.cvtColor(tile.astype(np.uint8), cv2.COLOR_BGR2HSV)[..., 0][off_base]
+        assert len(np.unique(hues // 15)) >= 3
+        # soft edges: the colour changes over a few texels, so mid-way values are common
+        partial = (np.linalg.norm(tile - base, axis=2) > 8) & ~off_base
+        assert partial.mean() > 0.01
