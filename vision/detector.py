@@ -72,9 +72,9 @@ class DetectorConfig:
             pieces the first pass found are about this wide (geometric mean of a box's sides) at
             the model's input: the region around them is cut out and enlarged (scoring photos
             often show a spread of small cards in the middle of the frame). The zoomed pass's
-            cards and tiles replace the first pass's in the region, but for those (placing the
-            region) surer than every zoomed box on them (IoU >= `ZOOM_SAME_PIECE_IOU`). None:
-            no zoom (the live table).
+            cards and tiles replace the first pass's in the region, but for those placing the
+            region (`zoom_min_score`) that no zoomed box on them (IoU >= `ZOOM_SAME_PIECE_IOU`)
+            is surer than, none at all included. None: no zoom (the live table).
         zoom_min_score: first-pass cards and tiles at least this sure place the zoom's region.
         zoom_below: the zoom runs only when those pieces were narrower than this ×
             `zoom_piece_px` at the first pass's input.
@@ -384,14 +384,14 @@ class Detector:
         keep_first = (kinds == KINDS.index("die")) | ~_centred_in(boxes, (x1, y1, x2, y2))
         # ... and so does a first-pass piece (placing the region) surer than every zoomed box
         # on it: a Café tile found at 0.59 was boxed by the zoom only loosely (0.31, IoU 0.42)
-        # and went uncounted. Where the zoom found nothing, its call stands.
+        # and went uncounted. Also where the zoom found nothing on it: a plainly shown tile found
+        # at 0.40 that the zoom missed went uncounted, and its hand was scored a tile short.
         overlap = box_iou(boxes, zb[keep_zoom]) >= ZOOM_SAME_PIECE_IOU
         zoom_scores = np.where(overlap, zs[keep_zoom][None, :], -1.0)
         best_zoom = zoom_scores.max(axis=1, initial=-1.0)
         keep_first |= (
             (kinds != KINDS.index("die"))
             & (scores >= self.config.zoom_min_score)
-            & (best_zoom >= 0)
             & (scores > best_zoom)
         )
         return tuple(

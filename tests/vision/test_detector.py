@@ -154,9 +154,13 @@ def test_the_zoom_finds_small_pieces_again_on_an_enlarged_region() -> None:
     (region_w, region_h) = detector.calls[1]
     # the region (the card and half a card around it: 300 px) enlarged 450 / 150 times
     assert region_w == pytest.approx(3 * 301, abs=3) and region_h == pytest.approx(3 * 301, abs=3)
-    # the zoomed pass's card replaces the first one, in the frame's coordinates
-    assert len(detections) == 1
-    box = detections.boxes_xyxy[0]
+    # the zoomed pass's card, in the frame's coordinates; this fake zoom boxes it a quarter of
+    # the region wide, off the first box's size (IoU 0.25: not the same piece's box), so the
+    # first pass's card stays too (`test_a_first_pass_piece_surer_than_the_zooms_box_on_it_is_kept`)
+    assert len(detections) == 2
+    box = detections.boxes_xyxy[
+        np.argmin(detections.boxes_xyxy[:, 2] - detections.boxes_xyxy[:, 0])
+    ]
     centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
     assert centre == pytest.approx((400.5, 300.5), abs=1.5)
     assert box[2] - box[0] == pytest.approx(301 / 4, abs=2)  # a quarter of the region
@@ -184,15 +188,19 @@ class _OtherZoom(_CentreBoxes):
 
 @pytest.mark.parametrize(
     ("first", "zoomed", "side", "kept"),
-    [(0.6, 0.3, 106, [0.3, 0.6]), (0.6, 0.7, 106, [0.7]), (0.6, 0.3, 75, [0.3])],
+    [
+        (0.6, 0.3, 106, [0.3, 0.6]),
+        (0.6, 0.7, 106, [0.7]),
+        (0.6, 0.3, 75, [0.3, 0.6]),
+    ],
 )
 def test_a_first_pass_piece_surer_than_the_zooms_box_on_it_is_kept(
     first: float, zoomed: float, side: float, kept: list[float]
 ) -> None:
     """A scoring photo's tile the first pass found at 0.6 and the zoom only loosely at 0.3 is
-    kept too (the pipeline then keeps one of the two boxes), else it went uncounted; a zoomed
-    box surer than the first replaces it, and so does one on another place (IoU under 0.3):
-    the zoom sees small pieces better."""
+    kept too (the pipeline then keeps one of the two boxes), else it went uncounted; so is one
+    the zoom found nothing on (its box lies elsewhere: IoU under 0.3), a piece the zoom missed.
+    A zoomed box surer than the first replaces it (the zoom sees small pieces better)."""
     detector = _OtherZoom(first, zoomed, side)
     detections = detector.detect(np.zeros((600, 800, 3), np.uint8))
     assert len(detector.calls) == 2  # the zoom ran
