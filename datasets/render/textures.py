@@ -297,7 +297,7 @@ def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
     tables were patches of several colours that the piece reader took for a guest tile; the
     other busy training cloths (speckles, confetti, round spots) have sharp, one-colour marks."""
     (base,) = _pick(rng, palette)
-    img = np.empty((TILE, TILE, 3), np.float32)
+    img: np.ndarray = np.empty((TILE, TILE, 3), np.float32)
     img[:] = _jitter(rng, base, 12)
     colours = rng.uniform(15, 245, (int(rng.integers(3, 7)), 3))
     for blur in (0.5, 1.2, 2.4):
@@ -325,10 +325,10 @@ def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
             colour = colours[int(rng.integers(len(colours)))] + rng.normal(0, 10, 3)
             cv2.fillPoly(layer, [pts.astype(np.int32)], tuple(float(c) for c in colour))
             cv2.fillPoly(mask, [pts.astype(np.int32)], 1.0)
-        mask = cv2.GaussianBlur(mask, (0, 0), blur)[..., None]
-        layer = cv2.GaussianBlur(layer, (0, 0), blur)
+        soft = cv2.GaussianBlur(mask, (0, 0), blur)[..., None]
+        blurred = cv2.GaussianBlur(layer, (0, 0), blur)
         # the blurred layer is premultiplied by the blurred mask: dividing restores its colour
-        img = img * (1 - mask) + layer / np.maximum(mask, 1e-3) * mask
+        img = img * (1 - soft) + blurred / np.maximum(soft, 1e-3) * soft
     img *= (0.92 + 0.12 * fbm(rng, TILE, 6, 3))[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 

@@ -439,11 +439,11 @@ PHOTO_WARP_READERS: dict[str, float] = {"dice-king/": 0.9}
 PHOTO_WARP_FAMILY: dict[str, float] = {}
 PHOTO_WARP_SECONDS: dict[str, float] = {"dice-king/": 0.5}
 # The piece reader scoring photos use: trained further than the live table's
-# (`models/piece_reader.md`, v8: v7 and lamps of every colour) on spreads and on what the
-# detector boxes on the cloth beside them. On the eval split's mixed tables v7 named fewer
-# pieces and more wrongly than the default reader (v3; cards right / wrong 296 / 4 against
-# 299 / 0, tiles 700 / 1 against 726 / 0), so `table-companion detect` and the live table keep
-# v3.
+# (`models/piece_reader.md`, v10: v8 — lamps of every colour — and a printed cloth) on spreads
+# and on what the detector boxes on the cloth beside them. On the eval split's mixed tables v7
+# named fewer pieces and more wrongly than the default reader (v3; cards right / wrong 296 / 4
+# against 299 / 0, tiles 700 / 1 against 726 / 0), so `table-companion detect` and the live
+# table keep v3.
 PHOTO_PIECE_MODEL = Path(__file__).resolve().parents[2] / "models" / "photo_piece_reader.onnx"
 # A piece the piece reader, over every game's faces, finds at least this likely to be another
 # game's is left unnamed (`PerceptionConfig.foreign_faces_from`): restricted to the game asked
