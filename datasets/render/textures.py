@@ -300,6 +300,7 @@ def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
     img: np.ndarray = np.empty((TILE, TILE, 3), np.float32)
     img[:] = _jitter(rng, base, 12)
     colours = rng.uniform(15, 245, (int(rng.integers(3, 7)), 3))
+    turns = np.linspace(0, 2 * np.pi, 28, endpoint=False)  # the outline's points, about a centre
     for blur in (0.5, 1.2, 2.4):
         mask = np.zeros((TILE, TILE), np.float32)
         layer = np.zeros((TILE, TILE, 3), np.float32)
@@ -307,7 +308,6 @@ def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
             radius = float(np.exp(rng.uniform(np.log(3), np.log(20))))
             stretch = float(rng.uniform(1.0, 2.6))
             angle = float(rng.uniform(0, np.pi))
-            turns = np.linspace(0, 2 * np.pi, 28, endpoint=False)
             # a few smooth lobes: pebbles, petals, kidney shapes
             amplitudes, phases = rng.uniform(0, 0.25, 3), rng.uniform(0, 2 * np.pi, 3)
             radial = radius * (
@@ -315,16 +315,16 @@ def _prints(rng: np.random.Generator, palette: list) -> np.ndarray:
             )
             xs, ys = radial * np.cos(turns) * stretch, radial * np.sin(turns)
             cx, cy = rng.uniform(0, TILE, 2)
-            pts = np.stack(
+            outline = np.stack(
                 [
                     cx + xs * np.cos(angle) - ys * np.sin(angle),
                     cy + xs * np.sin(angle) + ys * np.cos(angle),
                 ],
                 axis=1,
-            )
+            ).astype(np.int32)
             colour = colours[int(rng.integers(len(colours)))] + rng.normal(0, 10, 3)
-            cv2.fillPoly(layer, [pts.astype(np.int32)], tuple(float(c) for c in colour))
-            cv2.fillPoly(mask, [pts.astype(np.int32)], 1.0)
+            cv2.fillPoly(layer, [outline], tuple(float(c) for c in colour))
+            cv2.fillPoly(mask, [outline], 1.0)
         soft = cv2.GaussianBlur(mask, (0, 0), blur)[..., None]
         blurred = cv2.GaussianBlur(layer, (0, 0), blur)
         # the blurred layer is premultiplied by the blurred mask: dividing restores its colour
