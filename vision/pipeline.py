@@ -302,6 +302,9 @@ class PerceptionConfig:
             `duplicate_overlap`, such a box also goes after boxes of a piece's own size when
             one piece found twice is kept once, and its name disputes none. None (default):
             never.
+        oversized_quad: kind -> with `oversized`, a box of that kind is too large for one piece
+            only when its quad (corners) is also at least this many times the median named
+            piece's quad area (`oversized_boxes`). Empty (default): the box alone decides.
         penalty_seals: (least correlation, least margin, least odds) for the seal printed on
             the companion art's Dice King penalty cards (`vision.penalty_seal`): after the face
             readers (`first` mode), a card named a penalty card whose seal reads another value
@@ -380,6 +383,7 @@ class PerceptionConfig:
     table_like_bare_names: tuple[float, float] | None = None
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
+    oversized_quad: dict[str, float] = field(default_factory=dict)
     penalty_seals: tuple[float, float, float] | None = None
     warp_readers: dict[str, float] = field(default_factory=lambda: dict(WARP_READERS))
     warp_family: dict[str, float] = field(default_factory=lambda: dict(WARP_FAMILY))
@@ -679,12 +683,45 @@ def size_ratios(detections: Detections, least: int = 3) -> np.ndarray:
     return ratios
 
 
-def oversized_boxes(detections: Detections, limit: float, least: int = 3) -> np.ndarray:
+def quad_area_ratios(detections: Detections, least: int = 3) -> np.ndarray:
+    """(n,) each card's and tile's quad area (its corners) over the median named quad's of its
+    kind; NaN for dice, for kinds with fewer than `least` named, and for corners not all
+    finite."""
+    quads = detections.corners_px.astype(np.float64).reshape(-1, 4, 2)
+    x, y = quads[:, :, 0], quads[:, :, 1]
+    # the shoelace formula, one quad a row
+    areas = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
+    ratios = np.full(len(detections), np.nan)
+    named = np.array([i is not None for i in detections.identities], bool)
+    for kind in ("card", "tile"):
+        of_kind = detections.kinds == kind
+        sizes = areas[named & of_kind]
+        sizes = sizes[np.isfinite(sizes)]
+        if len(sizes) < least:
+            continue
+        ratios[of_kind] = areas[of_kind] / max(float(np.median(sizes)), 1e-6)
+    return ratios
+
+
+def oversized_boxes(
+    detections: Detections,
+    limit: float,
+    least: int = 3,
+    quad_limits: Mapping[str, float] | None = None,
+) -> np.ndarray:
     """(n,) bool: cards and tiles whose box is at least `limit` times the median named box of
-    their kind in both width and height, for kinds with at least `least` named."""
+    their kind in both width and height, for kinds with at least `least` named. With
+    `quad_limits` (kind -> least ratio), a box of such a kind whose quad (its corners) is under
+    that many times the median named quad's area is not: one card turned half-way across the
+    photo's axes fills a box that much larger with a quad of a card's size."""
     with np.errstate(invalid="ignore"):
-        large = size_ratios(detections, least) >= limit
-    return np.asarray(large.all(axis=1), bool)
+        large = np.asarray((size_ratios(detections, least) >= limit).all(axis=1), bool)
+        if quad_limits and large.any():
+            ratios = quad_area_ratios(detections, least)
+            for kind, quad_limit in quad_limits.items():
+                # NaN (corners or medians unknown): the box's verdict stands
+                large &= ~((detections.kinds == kind) & (ratios < quad_limit))
+    return large
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -1047,7 +1084,9 @@ class Perception:
             absorbed: dict[int, list[int]] = {}
             large = np.zeros(len(detections), bool)
             if self.config.oversized is not None:
-                large = oversized_boxes(detections, self.config.oversized)
+                large = oversized_boxes(
+                    detections, self.config.oversized, quad_limits=self.config.oversized_quad
+                )
             keep = distinct_pieces(
                 detections,
                 self.config.duplicate_overlap,
@@ -1091,7 +1130,9 @@ class Perception:
         dropped, for as long as that drops more (a yellow polka cloth boxed ten times around a
         King's Breakfast spread, every box judgeable only once the first was gone)."""
         assert self.config.oversized is not None
-        oversized = oversized_boxes(detections, self.config.oversized)
+        oversized = oversized_boxes(
+            detections, self.config.oversized, quad_limits=self.config.oversized_quad
+        )
         named = np.array([i is not None for i in detections.identities], bool)
         detections, matches = _unnamed(detections, matches, oversized & named)
         rows = np.flatnonzero(oversized & ~named)

@@ -579,6 +579,48 @@ def test_a_box_far_larger_than_the_photos_named_pieces_is_oversized() -> None:
     assert not oversized_boxes(two_named, 1.45).any()
 
 
+def test_a_turned_card_fills_a_large_box_with_a_quad_of_a_cards_size() -> None:
+    """`oversized_boxes(..., quad_limit)`: a card turned 45 degrees, a little nearer the camera
+    than cards lying along the photo's axes, fills a box over 1.45 times theirs in both
+    directions, but its corners enclose about a card's area, so with the quad check it is no
+    longer too large (validation seed 8,000,377: a cheese card, box 1.54 times, quad 1.22); a
+    box astride two cards, whose corners enclose both, still is. A box whose corners are
+    unknown (NaN) keeps the box's verdict."""
+    from vision.pipeline import oversized_boxes, quad_area_ratios
+
+    def quad(cx: float, cy: float, w: float, h: float, degrees: float) -> np.ndarray:
+        t = np.radians(degrees)
+        turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+        return corners @ turn.T + [cx, cy]
+
+    # named: two upright cards and two lying across (median box 72 x 72)
+    quads = [quad(50 + 100 * k, 60, 60, 84, 90 * (k % 2)) for k in range(4)]
+    quads += [
+        quad(100, 300, 66, 92.4, 45),  # one card, 1.1 times as near
+        quad(300, 300, 120, 84, 45),  # two cards side by side
+        quad(500, 300, 66, 92.4, 45),  # corners unknown
+    ]
+    corners = np.array(quads, np.float32)
+    corners[6] = np.nan
+    boxes = np.array([[*q.min(axis=0), *q.max(axis=0)] for q in quads], np.float32)
+    detections = make(["card"] * 7).with_fields(
+        boxes_xyxy=boxes,
+        corners_px=corners,
+        identities=np.array(["kings-breakfast/ham"] * 4 + [None] * 3, object),
+    )
+    ratios = quad_area_ratios(detections)
+    assert np.allclose(ratios[:4], 1.0) and abs(ratios[4] - 1.21) < 0.01
+    assert abs(ratios[5] - 2.0) < 0.01 and np.isnan(ratios[6])
+    assert oversized_boxes(detections, 1.45).tolist() == [False] * 4 + [True] * 3
+    with_quads = oversized_boxes(detections, 1.45, quad_limits={"card": 1.7}).tolist()
+    assert with_quads == [False] * 4 + [False, True, True]
+    # the check is per kind: tiles' quads are not asked about
+    assert oversized_boxes(detections, 1.45, quad_limits={"tile": 1.7}).tolist() == (
+        [False] * 4 + [True] * 3
+    )
+
+
 @needs_models
 def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
     """A box twice a card's size around a card no other box found holds that card: it stays

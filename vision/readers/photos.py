@@ -317,6 +317,18 @@ PHOTO_TABLE_LIKE_SURE_NAMES: dict[str, tuple[float, float]] = {"tile": (0.99, 0.
 # unchanged on all three (745 / 5 / 0, 993 / 8 / 0, 496 / 3 / 0; 518 / 4 / 0, 688 / 12 / 0,
 # 346 / 4 / 0).
 PHOTO_OVERSIZED: float | None = 1.45
+# A card's box counts as that large only when its corners also enclose this many times the
+# median named card's quad area (`PerceptionConfig.oversized_quad`). A single card turned
+# half-way across the photo's axes, near the camera, fills a box 1.5 times the median card's
+# both ways: on validation seeds 8,000,287 and 8,000,377 a wine card and a cheese card named
+# right at 1.00 lost their names and refused their photos; their quads were 1.34 and 1.22
+# times the median card's. Every King's Breakfast box flagged on validation photos of seeds
+# 8,000,040+ and 8,000,200+ (13 flags) that lay astride two cards or on the cloth had a quad
+# 2.09-3.54 times the median. Tiles are left to the box alone: on Café photos of 8,000,200+
+# boxes holding two overlapping tiles had quads of only 1.32. King's Breakfast photos, right /
+# refused / wrong: 8,000,040+ 746 / 4 / 0 unchanged, 8,000,200+ 994 / 7 / 0 → 996 / 5 / 0,
+# 8,000,400+ 495 / 4 / 0 unchanged.
+PHOTO_OVERSIZED_QUAD: dict[str, float] = {"card": 1.7}
 # A Dice King penalty card's value is checked against the seal printed on it
 # (`PerceptionConfig.penalty_seals`: least correlation, least lead over the next value, least
 # piece-reader odds of a penalty face for an unnamed card). Every card detected on a penalty
@@ -515,6 +527,7 @@ def perception_for(game: str | None) -> Any:
         table_like_margin=PHOTO_TABLE_LIKE_MARGIN,
         table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         oversized=PHOTO_OVERSIZED,
+        oversized_quad=PHOTO_OVERSIZED_QUAD,
         penalty_seals=PHOTO_PENALTY_SEALS,
         warp_readers=PHOTO_WARP_READERS,
         warp_family=PHOTO_WARP_FAMILY,
