@@ -179,6 +179,14 @@ def build_parser() -> argparse.ArgumentParser:
         "9,500 K that the camera's white balance only partly corrects "
         "(models.train_pieces.white_balance_cast)",
     )
+    pieces.add_argument(
+        "--tone-curve",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="pass SHARE of the crops of each batch through a tone curve x ** g, g from 0.6 to "
+        "1.7, so that a print's shade does not tell its face (models.train_pieces.tone_curve)",
+    )
     _stop_after(pieces)
     return parser
 

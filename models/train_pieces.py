@@ -131,6 +131,34 @@ def white_balance_cast(
     return out
 
 
+# the gamma a tone curve is drawn from (log-uniform): a print's shade against the pale parts
+# around it, as different cameras and exposures render it
+TONE_GAMMA = (0.6, 1.7)
+
+
+def tone_curve(
+    x: Any, generator: Any, share: float, gamma: tuple[float, float] = TONE_GAMMA
+) -> Any:
+    """`share` of a (B, 3, S, S) batch in [0, 1] passed through a tone curve x ** g, g drawn
+    log-uniform from `gamma`: how light a colour looks next to white then changes, which an
+    exposure's brightness and contrast (affine, `photometric`) leave readable. The companion
+    penalty faces print a red that darkens with the value (red channel medians 168, 138, 107, 76
+    of 255); a reader that learnt that shade read a lamp-lit "-3" as a 2. Under the curve the
+    shade no longer tells the value; the printed digit and crowns still do."""
+    import math
+
+    import torch
+
+    rows = torch.nonzero(torch.rand(x.shape[0], generator=generator) < share).flatten()
+    if len(rows) == 0:
+        return x
+    low, high = math.log(gamma[0]), math.log(gamma[1])
+    g = torch.exp(low + torch.rand(len(rows), generator=generator) * (high - low))
+    out = x.clone()
+    out[rows] = x[rows].clamp(0.0, 1.0) ** g[:, None, None, None]
+    return out
+
+
 def _predict(net: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
     import torch
 
@@ -234,6 +262,9 @@ def train_pieces(args: argparse.Namespace) -> Path:
     white_balance = float(getattr(args, "white_balance", 0.0) or 0.0)
     if not 0.0 <= white_balance <= 1.0:
         raise SystemExit(f"--white-balance is a share from 0 to 1, not {white_balance}")
+    tone = float(getattr(args, "tone_curve", 0.0) or 0.0)
+    if not 0.0 <= tone <= 1.0:
+        raise SystemExit(f"--tone-curve is a share from 0 to 1, not {tone}")
 
     def step_loss(idx: Any, generator: Any) -> Any:
         x = crops[idx].float() / 255.0
@@ -241,6 +272,8 @@ def train_pieces(args: argparse.Namespace) -> Path:
             x = recolour_not_pieces(x, labels[idx], generator, mode=recolour)
         if white_balance:
             x = white_balance_cast(x, generator, white_balance)
+        if tone:
+            x = tone_curve(x, generator, tone)
         logits = net(_augment(x, generator))
         return F.cross_entropy(logits, labels[idx], label_smoothing=0.02)
 
@@ -289,6 +322,8 @@ def train_pieces(args: argparse.Namespace) -> Path:
         metrics["recolour_not_pieces"] = recolour
     if white_balance:
         metrics["white_balance"] = white_balance
+    if tone:
+        metrics["tone_curve"] = tone
     # a face reader (``--faces PREFIX``) is exported where the pipeline loads it
     default = (FACE_WARP_MODELS if warps else FACE_READER_MODELS).get(faces or "", DEFAULT_OUT)
     if warps and faces not in FACE_WARP_MODELS and args.out is None and not args.smoke:

@@ -417,12 +417,38 @@ def test_white_balance_cast_tints_a_share_of_the_crops_like_a_lamp() -> None:
     assert torch.equal(white_balance_cast(x, generator, share=0.0), x)
 
 
+def test_tone_curve_changes_a_shade_against_white_in_a_share_of_the_crops() -> None:
+    """`--tone-curve`: a crop's dark red against the white beside it comes out lighter or
+    darker relative to it (what brightness and contrast alone keep), white and black stay, and
+    a share of 0 leaves the batch alone."""
+    from models.train_pieces import tone_curve
+
+    generator = torch.Generator().manual_seed(3)
+    x = torch.zeros((400, 3, 2, 2))
+    x[:, :, 0, 0] = 1.0  # white
+    x[:, :, 0, 1] = 0.5  # a mid shade
+    out = tone_curve(x, generator, share=0.5)
+    changed = (out - x).abs().flatten(1).amax(1) > 1e-4
+    assert 0.35 < changed.float().mean() < 0.65
+    assert torch.equal(out[~changed], x[~changed])
+    assert torch.allclose(out[:, :, 0, 0], x[:, :, 0, 0]) and torch.equal(
+        out[:, :, 1, 1], x[:, :, 1, 1]
+    )
+    shade = out[changed][:, 0, 0, 1]
+    # drawn lighter and darker, from about 0.5 ** 1.7 to 0.5 ** 0.6
+    assert shade.min() < 0.4 and shade.max() > 0.6
+    assert shade.min() >= 0.5**1.7 - 1e-6 and shade.max() <= 0.5**0.6 + 1e-6
+    assert torch.equal(tone_curve(x, generator, share=0.0), x)
+
+
 def test_piece_training_refuses_a_white_balance_share_out_of_range(tmp_path: Path) -> None:
     from models.train import main
 
     argv = ["pieces", "--smoke", "--runs", str(tmp_path), "--no-progress", "--threads", "1"]
     with pytest.raises(SystemExit, match="white-balance"):
         main([*argv, "--out", str(tmp_path / "p.onnx"), "--white-balance", "1.5"])
+    with pytest.raises(SystemExit, match="tone-curve"):
+        main([*argv, "--out", str(tmp_path / "p.onnx"), "--tone-curve", "-0.5"])
 
 
 def test_detector_training_starts_from_the_committed_onnx_detector(tmp_path: Path) -> None:
