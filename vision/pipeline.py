@@ -305,6 +305,11 @@ class PerceptionConfig:
         oversized_quad: kind -> with `oversized`, a box of that kind is too large for one piece
             only when its quad (corners) is also at least this many times the median named
             piece's quad area (`oversized_boxes`). Empty (default): the box alone decides.
+        weak_large: (found under, longer side, area): a named card or tile found under the
+            first, whose box is at least the second times the median named box of its kind in
+            width or height and the third times its area, loses its name
+            (`weak_large_boxes`): it may be two pieces of one face side by side, boxed as one.
+            None (default): never.
         penalty_seals: (least correlation, least margin, least odds) for the seal printed on
             the companion art's Dice King penalty cards (`vision.penalty_seal`): after the face
             readers (`first` mode), a card named a penalty card whose seal reads another value
@@ -384,6 +389,7 @@ class PerceptionConfig:
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
+    weak_large: tuple[float, float, float] | None = None
     penalty_seals: tuple[float, float, float] | None = None
     warp_readers: dict[str, float] = field(default_factory=lambda: dict(WARP_READERS))
     warp_family: dict[str, float] = field(default_factory=lambda: dict(WARP_FAMILY))
@@ -722,6 +728,20 @@ def oversized_boxes(
                 # NaN (corners or medians unknown): the box's verdict stands
                 large &= ~((detections.kinds == kind) & (ratios < quad_limit))
     return large
+
+
+def weak_large_boxes(
+    detections: Detections, below: float, longer: float, area: float, least: int = 3
+) -> np.ndarray:
+    """(n,) bool: named cards and tiles found under `below` whose box is at least `longer`
+    times the median named box of their kind in width or in height and at least `area` times
+    its area (kinds with at least `least` named): a weak box that much larger than a piece may
+    hold two of one face side by side (a card lying across is as long but no larger)."""
+    ratios = size_ratios(detections, least)
+    named = np.array([i is not None for i in detections.identities], bool)
+    with np.errstate(invalid="ignore"):  # NaN: dice, kinds with too few named
+        large = (ratios.max(axis=1) >= longer) & (ratios.prod(axis=1) >= area)
+    return np.asarray(named & (detections.scores < below) & large, bool)
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -1106,6 +1126,9 @@ class Perception:
             detections, matches = self._table_like(detections, matches, shares)
         if self.config.oversized is not None:
             detections, matches = self._oversized(frame, detections, matches)
+        if self.config.weak_large is not None:
+            weak = weak_large_boxes(detections, *self.config.weak_large)
+            detections, matches = _unnamed(detections, matches, weak)
         return detections, matches
 
     def _name_min_scores(self, kinds: np.ndarray) -> np.ndarray:

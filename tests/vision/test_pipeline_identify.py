@@ -621,6 +621,31 @@ def test_a_turned_card_fills_a_large_box_with_a_quad_of_a_cards_size() -> None:
     )
 
 
+def test_a_weak_box_larger_than_a_card_may_hold_two_cards() -> None:
+    """`weak_large_boxes`: a named box found weakly (0.44) that is 1.4 times the median card
+    wide and as tall (two cheese cards side by side, boxed as one: validation seed 8,000,316 at
+    1280 x 720) is flagged; the same box found surely is not, nor a card lying across the
+    others (as long, no larger), nor an unnamed box, nor anything where fewer than three are
+    named."""
+    from vision.pipeline import weak_large_boxes
+
+    boxes = [[70 * k, 0, 70 * k + 60, 80] for k in range(5)]  # five cards, 60 x 80
+    boxes += [[0, 100, 84, 180], [100, 100, 184, 180], [200, 100, 280, 160], [300, 100, 384, 180]]
+    detections = make(["card"] * 9).with_fields(
+        boxes_xyxy=np.array(boxes, np.float32),
+        scores=np.array([0.9] * 5 + [0.44, 0.9, 0.44, 0.44], np.float32),
+        identities=np.array(["kings-breakfast/cheese"] * 8 + [None], object),
+    )
+    # then: two boxes 1.4 x 1.0 the median (one weak, one sure); a weak card lying across
+    # (1.33 x 0.75: as large as a card); a weak box like the first, unnamed
+    flagged = weak_large_boxes(detections, 0.5, 1.3, 1.2).tolist()
+    assert flagged == [False] * 5 + [True, False, False, False]
+    few = detections.with_fields(
+        identities=np.array([None] * 3 + ["kings-breakfast/cheese"] * 2 + [None] * 4)
+    )
+    assert not weak_large_boxes(few, 0.5, 1.3, 1.2).any()
+
+
 @needs_models
 def test_a_large_unnamed_box_showing_a_piece_is_kept() -> None:
     """A box twice a card's size around a card no other box found holds that card: it stays

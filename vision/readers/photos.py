@@ -329,6 +329,17 @@ PHOTO_OVERSIZED: float | None = 1.45
 # refused / wrong: 8,000,040+ 746 / 4 / 0 unchanged, 8,000,200+ 994 / 7 / 0 → 996 / 5 / 0,
 # 8,000,400+ 495 / 4 / 0 unchanged.
 PHOTO_OVERSIZED_QUAD: dict[str, float] = {"card": 1.7}
+# A weak named box a good deal larger than the photo's median named piece, in one direction
+# and in area, loses its name (`PerceptionConfig.weak_large`): two cards of one food side by
+# side, each half covered, were boxed as one (found at 0.44, 1.40 x 0.90 the median card) and
+# named, and a King's Breakfast king photo at 1280 x 720 was scored a cheese short (validation
+# seed 8,000,316). Named card and tile boxes of validation photos (seeds 8,000,040+ and
+# 8,000,200+): of 32,316 King's Breakfast boxes at 1280 x 720 that one held two cards and was
+# flagged, with 2 single cards; 1 of 18,457 at 800 x 600, Dice King (3,730 and 3,736) and Café
+# at 1280 x 720 (2,162) none. King's Breakfast photos right / refused / wrong at 800 x 600:
+# 746 / 4 / 0, 996 / 5 / 0 → 995 / 6 / 0, 495 / 4 / 0; at 1280 x 720 (8,000,200+) 992 / 8 / 1
+# → 991 / 10 / 0.
+PHOTO_WEAK_LARGE: tuple[float, float, float] | None = (0.5, 1.3, 1.2)
 # A Dice King penalty card's value is checked against the seal printed on it
 # (`PerceptionConfig.penalty_seals`: least correlation, least lead over the next value, least
 # piece-reader odds of a penalty face for an unnamed card). Every card detected on a penalty
@@ -528,6 +539,7 @@ def perception_for(game: str | None) -> Any:
         table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         oversized=PHOTO_OVERSIZED,
         oversized_quad=PHOTO_OVERSIZED_QUAD,
+        weak_large=PHOTO_WEAK_LARGE,
         penalty_seals=PHOTO_PENALTY_SEALS,
         warp_readers=PHOTO_WARP_READERS,
         warp_family=PHOTO_WARP_FAMILY,
