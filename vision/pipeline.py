@@ -305,11 +305,11 @@ class PerceptionConfig:
         oversized_quad: kind -> with `oversized`, a box of that kind is too large for one piece
             only when its quad (corners) is also at least this many times the median named
             piece's quad area (`oversized_boxes`). Empty (default): the box alone decides.
-        weak_large: (found under, longer side, area): a named card or tile found under the
-            first, whose box is at least the second times the median named box of its kind in
-            width or height and the third times its area, loses its name
+        weak_large: kind -> (found under, longer side, area): a named piece of that kind
+            found under the first, whose box is at least the second times the median named box
+            of its kind in width or height and the third times its area, loses its name
             (`weak_large_boxes`): it may be two pieces of one face side by side, boxed as one.
-            None (default): never.
+            Empty (default): never.
         penalty_seals: (least correlation, least margin, least odds) for the seal printed on
             the companion art's Dice King penalty cards (`vision.penalty_seal`): after the face
             readers (`first` mode), a card named a penalty card whose seal reads another value
@@ -389,7 +389,7 @@ class PerceptionConfig:
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
-    weak_large: tuple[float, float, float] | None = None
+    weak_large: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     penalty_seals: tuple[float, float, float] | None = None
     warp_readers: dict[str, float] = field(default_factory=lambda: dict(WARP_READERS))
     warp_family: dict[str, float] = field(default_factory=lambda: dict(WARP_FAMILY))
@@ -1126,8 +1126,10 @@ class Perception:
             detections, matches = self._table_like(detections, matches, shares)
         if self.config.oversized is not None:
             detections, matches = self._oversized(frame, detections, matches)
-        if self.config.weak_large is not None:
-            weak = weak_large_boxes(detections, *self.config.weak_large)
+        if self.config.weak_large:
+            weak = np.zeros(len(detections), bool)
+            for kind, limits in self.config.weak_large.items():
+                weak |= weak_large_boxes(detections, *limits) & (detections.kinds == kind)
             detections, matches = _unnamed(detections, matches, weak)
         return detections, matches
 
