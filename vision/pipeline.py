@@ -44,7 +44,7 @@ from vision.dice_reader import (
 )
 from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
-from vision.geometry import boxes_near, quad_overlap
+from vision.geometry import boxes_near, polygon_area, quad_overlap
 from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
 from vision.penalty_seal import PENALTY_PREFIX, read_seal
@@ -674,39 +674,36 @@ def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.n
     return doubtful
 
 
+def _over_named_median(detections: Detections, values: np.ndarray, least: int) -> np.ndarray:
+    """`values` (one row per detection) of each card and tile over the median of its kind's
+    named rows whose values are all finite; NaN for dice and for kinds with fewer than `least`
+    such rows."""
+    ratios = np.full(values.shape, np.nan)
+    named = np.array([i is not None for i in detections.identities], bool)
+    for kind in ("card", "tile"):
+        of_kind = detections.kinds == kind
+        typical = values[named & of_kind]
+        finite = np.isfinite(typical)
+        typical = typical[finite.all(axis=1) if finite.ndim > 1 else finite]
+        if len(typical) < least:
+            continue
+        ratios[of_kind] = values[of_kind] / np.maximum(np.median(typical, axis=0), 1e-6)
+    return ratios
+
+
 def size_ratios(detections: Detections, least: int = 3) -> np.ndarray:
     """(n, 2) each card's and tile's box width and height over the median named box of its
     kind; NaN for dice and for kinds with fewer than `least` named."""
-    ratios = np.full((len(detections), 2), np.nan)
-    named = np.array([i is not None for i in detections.identities], bool)
     sizes = (detections.boxes_xyxy[:, 2:] - detections.boxes_xyxy[:, :2]).astype(np.float64)
-    for kind in ("card", "tile"):
-        of_kind = detections.kinds == kind
-        if (named & of_kind).sum() < least:
-            continue
-        typical = np.maximum(np.median(sizes[named & of_kind], axis=0), 1e-6)
-        ratios[of_kind] = sizes[of_kind] / typical
-    return ratios
+    return _over_named_median(detections, sizes, least)
 
 
 def quad_area_ratios(detections: Detections, least: int = 3) -> np.ndarray:
     """(n,) each card's and tile's quad area (its corners) over the median named quad's of its
     kind; NaN for dice, for kinds with fewer than `least` named, and for corners not all
     finite."""
-    quads = detections.corners_px.astype(np.float64).reshape(-1, 4, 2)
-    x, y = quads[:, :, 0], quads[:, :, 1]
-    # the shoelace formula, one quad a row
-    areas = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
-    ratios = np.full(len(detections), np.nan)
-    named = np.array([i is not None for i in detections.identities], bool)
-    for kind in ("card", "tile"):
-        of_kind = detections.kinds == kind
-        sizes = areas[named & of_kind]
-        sizes = sizes[np.isfinite(sizes)]
-        if len(sizes) < least:
-            continue
-        ratios[of_kind] = areas[of_kind] / max(float(np.median(sizes)), 1e-6)
-    return ratios
+    areas = np.array([polygon_area(q) for q in detections.corners_px], np.float64)
+    return _over_named_median(detections, areas, least)
 
 
 def oversized_boxes(
