@@ -1199,3 +1199,79 @@ def test_the_pipeline_names_an_unnamed_dice_king_card_from_its_warp(
     assert (
         named(warp_readers={DICE_KING: 0.9}, warp_seconds={DICE_KING: 0.2}) == "dice-king/fairy-2"
     )
+
+
+@needs_model
+def test_a_tile_boxed_half_off_is_read_again_beside_its_box_not_dropped(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`strayed_look`: the detector boxed a tile of a Café hand half above it (0.42 sure); the
+    box reads as no piece and was dropped, and the hand scored a tile short (CI-22: each tile
+    left in a hand costs 5 points). Read again a third of its size each way, the box below
+    shows the tile: the row takes that box and its name. A box found less sure than asked is
+    dropped as before."""
+    from vision.pipeline import PerceptionConfig
+    from vision.readers.photos import PHOTO_PIECE_MODEL
+
+    neighbour, uk = table_with(faces["cafe-international/uk/m"], long_side=56)
+    frame, box = table_with(faces["cafe-international/india/m"], long_side=56)
+    frame = np.concatenate([neighbour, frame], axis=1)
+    half = (box[3] - box[1]) / 2
+    strayed = np.array([box[0] + 160, box[1] - half, box[2] + 160, box[3] - half], np.float32)
+    identifier = Identifier(default_gallery(["cafe-international"]))
+
+    def found(look: float | None, score: float) -> Detections:
+        detections = make(["tile", "tile"]).with_fields(
+            boxes_xyxy=np.stack([np.array(uk, np.float32), strayed]),
+            scores=np.array([0.9, score], np.float32),
+        )
+        config = PerceptionConfig(drop_not_pieces=0.5, strayed_look=look)
+        perception = Perception(
+            config,
+            identifier=identifier,
+            games=["cafe-international"],
+            piece_model=PHOTO_PIECE_MODEL,
+        )
+        assert perception.piece_reader is not None
+        odds = perception.piece_reader.read(frame, strayed[None], ["cafe-international"])
+        assert odds.probabilities[0, 0] >= 0.5  # the strayed box alone: no piece
+        return perception.identify(frame, detections)
+
+    assert list(found(None, 0.42).identities) == ["cafe-international/uk/m"]
+    assert len(found(0.5, 0.42)) == 1  # found less sure than asked: not read again
+    again = found(0.3, 0.42)
+    assert list(again.identities) == ["cafe-international/uk/m", "cafe-international/india/m"]
+    moved = again.boxes_xyxy[1]
+    assert moved[1] > strayed[1] and abs(moved[1] - box[1]) < half  # moved down, onto it
+
+
+@needs_model
+def test_a_box_read_again_does_not_move_onto_a_piece_beside_it(
+    faces: dict[str, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`strayed_look`: a box of cloth above a ham card, sharing a quarter of its box, moved a
+    third down would read the ham card beside it (and count it twice): a moved box lying on
+    another piece's box is not read, so the cloth box is dropped."""
+    import vision.pipeline
+    from vision.pipeline import PerceptionConfig
+    from vision.readers.photos import PHOTO_PIECE_MODEL
+
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=72)
+    frame = np.concatenate([np.full_like(frame, frame[0, 0]), frame], axis=0)  # room above
+    ham = np.array([box[0], box[1] + 160, box[2], box[3] + 160], np.float32)
+    cloth = ham - np.array([0, 0.75, 0, 0.75], np.float32) * (ham[3] - ham[1])
+    detections = make(["card", "card"]).with_fields(
+        boxes_xyxy=np.stack([ham, cloth]), scores=np.array([0.9, 0.5], np.float32)
+    )
+    identifier = Identifier(default_gallery(["kings-breakfast"]))
+    config = PerceptionConfig(drop_not_pieces=0.5, near_not_pieces_from=0.5, strayed_look=0.3)
+
+    def found() -> list[object]:
+        perception = Perception(
+            config, identifier=identifier, games=["kings-breakfast"], piece_model=PHOTO_PIECE_MODEL
+        )
+        return list(perception.identify(frame, detections).identities)
+
+    assert found() == ["kings-breakfast/ham"]
+    monkeypatch.setattr(vision.pipeline, "STRAYED_ON_OTHERS", 1.01)  # without the guard
+    assert found() == ["kings-breakfast/ham", "kings-breakfast/ham"]

@@ -169,6 +169,35 @@ def test_a_quad_drawn_over_a_neighbour_does_not_merge_two_cards_of_one_food() ->
     assert distinct_pieces(detections, 0.6).tolist() == [True, True]
 
 
+def test_a_quad_reaching_out_of_its_own_box_does_not_merge_two_cards_of_one_food() -> None:
+    """In a king's area of overlapping cards, the corners of one cake card can be drawn across
+    the cake beside it too: that quad holds its neighbour's whole quad though their boxes share
+    only half. Two named pieces, one quad much outside its own box: one piece only when the
+    quads are alike, so both cakes stay (KB-21: a food scores what the king holds of it, card
+    by card; two cakes kept as one left the king one cake short). Quads that keep to their
+    boxes, or alike quads under a box that strayed off its piece, still make one piece."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card", "card"])
+    boxes = np.array([[0, 0, 80, 109], [43, 8, 111, 114]], np.float32)  # share 0.52 of the right
+    across = np.array([[7, 6], [103, 8], [100, 109], [1, 100]], np.float32)  # 0.78 in its box
+    right = np.array([[55, 7], [103, 12], [100, 109], [48, 107]], np.float32)
+    names = np.array(["kings-breakfast/cake", "kings-breakfast/cake"], object)
+    detections = detections.with_fields(
+        boxes_xyxy=boxes, corners_px=np.stack([across, right]), identities=names
+    )
+    assert distinct_pieces(detections, 0.6).tolist() == [True, True]
+    # an unnamed box merged into a named one takes no card from the count
+    unnamed = detections.with_fields(identities=np.array([None, "kings-breakfast/cake"], object))
+    assert distinct_pieces(unnamed, 0.6).tolist() == [False, True]
+
+    inside = np.array([[40, 8], [80, 8], [80, 109], [40, 109]], np.float32)
+    fitting = detections.with_fields(corners_px=np.stack([inside, inside + [3, 0]]))
+    assert distinct_pieces(fitting, 0.6).tolist().count(True) == 1
+    strayed = detections.with_fields(corners_px=np.stack([right + [-2, 0], right]))
+    assert distinct_pieces(strayed, 0.6).tolist().count(True) == 1
+
+
 def test_one_piece_boxed_twice_is_kept_once_even_when_its_quads_differ() -> None:
     """A piece named from its box keeps the detector's rough corners: two passes of the
     detector give one tile two different quads but nearly one box. Tiles lie side by side, so
