@@ -300,6 +300,15 @@ class PerceptionConfig:
             while its share of the table's colours stays under the share (Café tiles whose
             faces share the cloth's colours, named at 0.9998 and more, lost their names and
             refused their photos). Empty (default): none keeps it.
+        table_like_keep_faces: (least detection score, no-piece odds): an unnamed box the
+            detector found at least that sure and the piece reader less than that likely to
+            show no piece is never dropped as the table (it stays, unnamed, and a scoring photo
+            is asked again): under a warm lamp a blurred dwarf card's white and orange matched
+            a confetti cloth's colours, the detector found it at 0.51, the reader was sure it
+            was a card (0.000 no piece) but of no one face, and the pile was scored a card
+            short. The reader alone does not tell: it gives boxes of the empty place in a
+            spread's grid (found at 0.26-0.37) a face as surely. None (default): the colours
+            decide.
         oversized: a card or tile whose box is at least this many times the median named
             piece's of its kind in both width and height (with 3 named or more) is no single
             piece: the pieces of one photo are one size. Named, it loses its name (a yellow
@@ -396,6 +405,7 @@ class PerceptionConfig:
     table_like_margin: float | None = None
     table_like_bare_names: tuple[float, float] | None = None
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
+    table_like_keep_faces: tuple[float, float] | None = None
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
     weak_large: dict[str, tuple[float, float, float]] = field(default_factory=dict)
@@ -1129,6 +1139,7 @@ class Perception:
         if not self.identifies or not pieces.any():
             return detections, [None] * len(detections)
         mode = self.config.piece_reader if self.piece_reader is not None else "off"
+        no_piece = np.full(len(detections), np.nan)  # the piece reader's odds, where it read
         if mode == "first":
             detections, matches, not_pieces, odds, foreign = self._read_pieces(frame, detections)
             if not_pieces.any():
@@ -1137,6 +1148,7 @@ class Perception:
                 pieces = pieces[~not_pieces]
                 odds = odds[~not_pieces]
                 foreign = foreign[~not_pieces]
+            no_piece = odds[:, 0].astype(np.float64)
             rest = np.flatnonzero(
                 pieces & np.array([i is None for i in detections.identities], bool)
             )
@@ -1197,13 +1209,14 @@ class Perception:
             )
             disputed = _disputed(detections, matches, keep, absorbed, large)
             detections = detections[keep]
+            no_piece = no_piece[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
             detections, matches = _unnamed(detections, matches, doubtful)
         if self.config.table_like_share is not None:
             shares = self._table_shares(frame, detections)
-            detections, matches = self._table_like(detections, matches, shares)
+            detections, matches = self._table_like(detections, matches, shares, no_piece)
         if self.config.oversized is not None:
             detections, matches = self._oversized(frame, detections, matches)
         if self.config.weak_large:
@@ -1281,11 +1294,17 @@ class Perception:
         return shares
 
     def _table_like(
-        self, detections: Detections, matches: list[Match | None], shares: np.ndarray
+        self,
+        detections: Detections,
+        matches: list[Match | None],
+        shares: np.ndarray,
+        no_piece: np.ndarray | None = None,
     ) -> tuple[Detections, list[Match | None]]:
         """`table_like_share`: weak named boxes showing the table lose their names; weak
         unnamed ones are dropped, unless a named piece shows the table's colours as much (the
-        pieces' faces then share the table's colours, and the test cannot tell them apart)."""
+        pieces' faces then share the table's colours, and the test cannot tell them apart), or
+        the piece reader is sure they show a piece (`table_like_keep_faces`; `no_piece`: its
+        odds of no piece per row, NaN where it did not read; None: not read at all)."""
         limit = self.config.table_like_share
         if limit is None:
             return detections, matches
@@ -1309,6 +1328,10 @@ class Perception:
         detections, matches = _unnamed(detections, matches, doubtful)
         guards = named & ~doubtful & table
         drop = ~named & table & (detections.scores < self.config.table_like_below_score)
+        if self.config.table_like_keep_faces is not None and no_piece is not None:
+            least_score, below = self.config.table_like_keep_faces
+            with np.errstate(invalid="ignore"):  # NaN (not read): the colours decide
+                drop &= ~((detections.scores >= least_score) & (no_piece < below))
         if guards.any():
             margin = self.config.table_like_margin
             if margin is None:

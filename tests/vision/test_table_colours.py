@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -102,6 +103,15 @@ def _empty_gallery() -> Gallery:
     return Gallery(references=())
 
 
+def _colour_only(**settings: Any) -> Any:
+    """A pipeline without the piece reader or gallery faces, for the table-colour rules."""
+    from vision.identify import Identifier
+    from vision.pipeline import Perception, PerceptionConfig
+
+    config = PerceptionConfig(piece_reader="off", **settings)
+    return Perception(config, identifier=Identifier(_empty_gallery()), games=None)
+
+
 @pytest.mark.skipif(
     not (MODELS / "piece_reader.onnx").is_file(), reason="no committed piece reader model"
 )
@@ -159,8 +169,6 @@ def test_a_named_box_of_bare_cloth_loses_its_name_above_the_weak_names_score() -
     """`table_like_bare_names`: a box found at 0.58 showing only the cloth (share 1.00, a
     yellow polka cloth named cheese) loses its name; a true card found as weakly, whose border
     and picture keep its share at 0.92, and a box of bare cloth found surely (0.65) keep theirs."""
-    from vision.identify import Identifier
-    from vision.pipeline import Perception, PerceptionConfig
 
     detections = make(["card"] * 3).with_fields(
         scores=np.array([0.58, 0.58, 0.65], np.float32),
@@ -169,13 +177,9 @@ def test_a_named_box_of_bare_cloth_loses_its_name_above_the_weak_names_score() -
     )
     shares = np.array([1.0, 0.92, 1.0])
     for bare, expected in ((None, ["cheese"] * 3), ((0.6, 0.95), [None, "cheese", "cheese"])):
-        config = PerceptionConfig(
-            piece_reader="off",
-            table_like_share=0.75,
-            table_like_name_share=0.6,
-            table_like_bare_names=bare,
+        perception = _colour_only(
+            table_like_share=0.75, table_like_name_share=0.6, table_like_bare_names=bare
         )
-        perception = Perception(config, identifier=Identifier(_empty_gallery()), games=None)
         kept, _ = perception._table_like(detections, [None] * 3, shares)
         names = [None if i is None else i.partition("/")[2] for i in kept.identities]
         assert names == expected
@@ -248,3 +252,30 @@ def test_surely_named_tiles_dressed_in_the_cloths_colours_keep_their_names() -> 
     )
     kept, _ = plain._table_like(detections, [None] * 4, shares)
     assert list(kept.identities) == [None] * 4
+
+
+def test_a_box_the_piece_reader_is_sure_shows_a_piece_is_not_dropped_as_the_table() -> None:
+    """`table_like_keep_faces`: under a warm lamp a blurred Dice King card's colours matched a
+    confetti cloth's; the reader was sure it showed a card (0.000 no piece) but of no one face.
+    Dropped as the table, the pile was scored a card short (DK-25: every card of the kingdom
+    counts); kept unnamed, the photo is asked again. A box the reader takes for cloth, or did
+    not read, or the detector found weakly, is still dropped by its colours."""
+
+    detections = make(["card"] * 5).with_fields(
+        scores=np.array([0.9, 0.5, 0.5, 0.5, 0.3], np.float32),
+        identities=np.array(["dice-king/penalty-3", None, None, None, None], object),
+        identity_scores=np.array([0.99, 0.0, 0.0, 0.0, 0.0], np.float32),
+    )
+    shares = np.array([0.2, 0.9, 0.9, 0.9, 0.9])
+    no_piece = np.array([0.0, 0.0, 0.98, np.nan, 0.0])
+
+    def kept(keep_faces: tuple[float, float] | None) -> int:
+        perception = _colour_only(
+            table_like_share=0.75, table_like_below_score=0.6, table_like_keep_faces=keep_faces
+        )
+        return len(perception._table_like(detections, [None] * 5, shares, no_piece)[0])
+
+    assert kept(None) == 1  # the colours decide: every weak unnamed box goes
+    # the box found at 0.5 that the reader is sure shows a card stays; one found at 0.3 (the
+    # empty place in a spread's grid, which the reader gives a face as surely) goes
+    assert kept((0.45, 0.05)) == 2
