@@ -26,7 +26,7 @@ Public names: `PerceptionConfig`, `Perception`, `check_frame`, `distinct_pieces`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +44,7 @@ from vision.dice_reader import (
 )
 from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
-from vision.geometry import boxes_near, polygon_area, quad_overlap
+from vision.geometry import boxes_near, polygon_area, quad_overlap, visible_fraction_in_rect
 from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
 from vision.penalty_seal import PENALTY_PREFIX, read_seal
@@ -763,16 +763,11 @@ def weak_large_boxes(
 def _quad_in_box(quad: np.ndarray, box: np.ndarray) -> float:
     """The share of `quad`'s area (4 corners) inside `box` (xyxy); 0 for a degenerate quad
     or corners not all finite."""
-    import cv2
-
-    corners = np.asarray(quad, np.float32).reshape(4, 2)
-    area = abs(polygon_area(corners))
-    if not np.isfinite(corners).all() or area <= 0:
+    corners = np.asarray(quad, np.float64).reshape(4, 2)
+    if not np.isfinite(corners).all():
         return 0.0
     x0, y0, x1, y1 = (float(v) for v in box)
-    rect = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
-    inside, _ = cv2.intersectConvexConvex(corners, rect)
-    return float(inside) / area
+    return visible_fraction_in_rect(corners - [x0, y0], x1 - x0, y1 - y0)
 
 
 # `PerceptionConfig.strayed_look`: how far a box is moved each way (of its size), how little of
@@ -795,16 +790,22 @@ def _share_on(box: np.ndarray, others: np.ndarray) -> float:
     return float(common.max()) / area
 
 
+def _take_readings(readings: PieceReadings, rows: Sequence[int]) -> PieceReadings:
+    """The `rows` of `readings`, in that order."""
+    index = np.asarray(rows, np.intp)
+    return PieceReadings(*(getattr(readings, f.name)[index] for f in fields(readings)))
+
+
 def _replace_readings(
     readings: PieceReadings, rows: np.ndarray, again: PieceReadings
 ) -> PieceReadings:
     """`readings` with the rows where `rows` (bool) is set replaced by `again`, in order."""
-    fields = {}
-    for name in ("identities", "scores", "probabilities", "foreign"):
-        values = getattr(readings, name).copy()
-        values[rows] = getattr(again, name)
-        fields[name] = values
-    return PieceReadings(**fields)
+    values = []
+    for f in fields(readings):
+        column = getattr(readings, f.name).copy()
+        column[rows] = getattr(again, f.name)
+        values.append(column)
+    return PieceReadings(*values)
 
 
 def _covered(box: np.ndarray, parts: np.ndarray, cells: int = 24) -> float:
@@ -1401,11 +1402,10 @@ class Perception:
             not_pieces &= ~near
             if self.config.strayed_look is not None:
                 strayed = not_pieces & (detections.scores >= self.config.strayed_look)
-                detections, moved = self._strayed_boxes(
+                detections, moved, again = self._strayed_boxes(
                     frame, detections, strayed, ~not_pieces, games
                 )
-                if moved.any():
-                    again = reader.read(frame, detections.boxes_xyxy[rows[moved]], games)
+                if again is not None:
                     readings = _replace_readings(readings, moved, again)
                     odds[rows] = readings.probabilities
                     foreign[rows] = readings.foreign
@@ -1429,24 +1429,25 @@ class Perception:
         candidates: np.ndarray,
         kept: np.ndarray,
         games: tuple[str, ...],
-    ) -> tuple[Detections, np.ndarray]:
+    ) -> tuple[Detections, np.ndarray, PieceReadings | None]:
         """`strayed_look`: the `candidates` rows (bool, about to be dropped as no piece) at
         least `STRAYED_LEAST_AREA` of the median box of the `kept` cards and tiles (bool) are
         read again in their box moved by `STRAYED_SHIFT` of its size each way, each moved box
         lying less than `STRAYED_ON_OTHERS` on any other card's or tile's box (else it reads
         the piece beside it); a row with moved boxes the reader names (sure of one face) takes
-        the surest (its corners moved with it). Returns the detections and (r,) bool over the
-        card and tile rows, in order: which moved."""
+        the surest (its corners moved with it). Returns the detections, (r,) bool over the card
+        and tile rows, in order: which moved, and the reader's readings of the moved rows' new
+        boxes, in order (None: none moved)."""
         rows = np.flatnonzero(np.isin(detections.kinds, ("card", "tile")))
         moved = np.zeros(len(rows), bool)
         tried = [k for k, row in enumerate(rows) if candidates[row]]
         if not tried or self.piece_reader is None:
-            return detections, moved
+            return detections, moved, None
         boxes = detections.boxes_xyxy.astype(np.float64)
         others = boxes[rows[~candidates[rows]]]
         pieces = boxes[rows[kept[rows]]]
         if len(pieces) == 0:
-            return detections, moved
+            return detections, moved, None
         # a box much smaller than a piece is a part of one, or a bit of the table's pattern
         least = STRAYED_LEAST_AREA * float(np.median(np.prod(pieces[:, 2:] - pieces[:, :2], 1)))
         shifts, moved_boxes, owners = [], [], []
@@ -1462,10 +1463,11 @@ class Perception:
                     moved_boxes.append(candidate)
                     owners.append(k)
         if not moved_boxes:
-            return detections, moved
+            return detections, moved, None
         readings = self.piece_reader.read(frame, np.asarray(moved_boxes, np.float32), games)
         new_boxes = detections.boxes_xyxy.copy()
         corners = detections.corners_px.copy()
+        chosen = []
         for k in sorted(set(owners)):
             named = [
                 n
@@ -1479,7 +1481,11 @@ class Perception:
             new_boxes[row] = np.asarray(moved_boxes[best], new_boxes.dtype)
             corners[row] = corners[row] + np.asarray(shifts[best], corners.dtype)
             moved[k] = True
-        return detections.with_fields(boxes_xyxy=new_boxes, corners_px=corners), moved
+            chosen.append(best)
+        if not chosen:
+            return detections, moved, None
+        moved_detections = detections.with_fields(boxes_xyxy=new_boxes, corners_px=corners)
+        return moved_detections, moved, _take_readings(readings, chosen)
 
     def _face_at_piece_size(
         self,
