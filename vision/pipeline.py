@@ -44,10 +44,19 @@ from vision.dice_reader import (
 )
 from vision.errors import BadFrameError, ModelError
 from vision.gallery import GAME_KINDS, load_enrolled
-from vision.geometry import boxes_near, polygon_area, quad_overlap, visible_fraction_in_rect
+from vision.geometry import (
+    boxes_near,
+    clip_polygon_to_rect,
+    polygon_area,
+    quad_overlap,
+    visible_fraction_in_rect,
+)
 from vision.identify import Identifier, Match, printed_corners
 from vision.outline import refine_quad
 from vision.penalty_seal import PENALTY_PREFIX, read_seal
+from vision.piece_reader import (
+    DEFAULT_MODEL as DEFAULT_PIECE_MODEL,
+)
 from vision.piece_reader import (
     FACE_READER_MODELS,
     FACE_WARP_MODELS,
@@ -142,6 +151,12 @@ class PerceptionConfig:
             pieces of its kind is no piece of its own (a box astride two tiles of a hand,
             piece-sized, so not `distinct_pieces`' astride rule) and is dropped
             (`distinct_pieces`); no piece can lie where two others lie. Empty (default): never.
+        duplicate_by_reader: of two unnamed boxes found as one piece, keep the one the piece
+            reader finds likelier to show a piece rather than the one the detector is surer
+            of (`distinct_pieces`' `no_piece`): a box with cloth around a Café tile (no piece
+            0.999, found at 0.56) took in the tile's own box (found at 0.30), a later step
+            dropped it as no piece, and the hand was scored a tile short. False (default):
+            the detector's score (the live table's tracked games were measured so).
         doubtful_overlap: per kind, how much of the smaller of two kept boxes may overlap
             before the less sure one's name is doubtful and withdrawn (`overlapping_pieces`;
             with `duplicate_overlap` only). Empty (default): never.
@@ -256,6 +271,13 @@ class PerceptionConfig:
             well (a benchmark-like Dice King photo: a fairy half under another card, the piece
             reader fairy at 1.00, the Dice King reader hypnotist at 0.93). Empty (default):
             the face reader's name stands.
+        face_dispute_referee: identity prefix (of `face_dispute`) → the least probability
+            the default piece reader (`vision.piece_reader.DEFAULT_MODEL`, the live table's,
+            another network than the scoring photos' reader) must give the piece reader's
+            name for that name to stand in such a dispute: two of three readers agree (under
+            a candle-warm light the King's Breakfast reader took chicken cards for bread at
+            0.94-0.98 while both piece readers read chicken at 0.92-1.00). Ignored when the
+            pipeline's own piece reader is the default one. Empty (default): no referee.
         face_pair: identity prefix (of `face_readers`) → the least probability both the piece
             reader and the face reader must give one face for a piece the face reader leaves
             under its limit to be named it all the same (two readers of different crops,
@@ -300,15 +322,21 @@ class PerceptionConfig:
             while its share of the table's colours stays under the share (Café tiles whose
             faces share the cloth's colours, named at 0.9998 and more, lost their names and
             refused their photos). Empty (default): none keeps it.
-        table_like_keep_faces: (least detection score, no-piece odds): an unnamed box the
-            detector found at least that sure and the piece reader less than that likely to
-            show no piece is never dropped as the table (it stays, unnamed, and a scoring photo
-            is asked again): under a warm lamp a blurred dwarf card's white and orange matched
-            a confetti cloth's colours, the detector found it at 0.51, the reader was sure it
-            was a card (0.000 no piece) but of no one face, and the pile was scored a card
-            short. The reader alone does not tell: it gives boxes of the empty place in a
-            spread's grid (found at 0.26-0.37) a face as surely. None (default): the colours
-            decide.
+        table_like_keep_faces: kind -> (least detection score, no-piece odds): an unnamed
+            box of that kind the detector found at least that sure and the piece reader less
+            than that likely to show no piece is never dropped as the table (it stays,
+            unnamed, and a scoring photo is asked again): under a warm lamp a blurred dwarf
+            card's white and orange matched a confetti cloth's colours, the detector found it
+            at 0.51, the reader was sure it was a card (0.000 no piece) but of no one face, and
+            the pile was scored a card short. The reader alone does not tell cards: it gives
+            boxes of the empty place in a spread's grid (found at 0.26-0.37) a face as surely.
+            Empty (default): the colours decide.
+        table_like_unguarded_below: kind -> score: an unnamed box of that kind found less
+            sure than this is dropped as the table even when a named piece shows the table's
+            colours as much (on a yellow polka cloth with a white dot, the cheese cards' share
+            is 0.97 and a box of bare cloth below the spread, 0.99, was kept by them); true
+            cards are found far surer than such boxes. Empty (default): the named pieces guard
+            every kind.
         oversized: a card or tile whose box is at least this many times the median named
             piece's of its kind in both width and height (with 3 named or more) is no single
             piece: the pieces of one photo are one size. Named, it loses its name (a yellow
@@ -369,6 +397,7 @@ class PerceptionConfig:
     piece_kind: str | None = None
     pieces_as: str | None = None
     duplicate_overlap: float | None = None
+    duplicate_by_reader: bool = False
     duplicate_union: dict[str, float] = field(default_factory=dict)
     covered_unnamed: dict[str, float] = field(default_factory=dict)
     doubtful_overlap: dict[str, float] = field(default_factory=dict)
@@ -393,6 +422,7 @@ class PerceptionConfig:
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_dispute: dict[str, float] = field(default_factory=dict)
+    face_dispute_referee: dict[str, float] = field(default_factory=dict)
     face_pair: dict[str, float] = field(default_factory=dict)
     face_fusion: dict[str, tuple[float, float]] = field(default_factory=dict)
     face_family: float | dict[str, float] = 0.9
@@ -405,7 +435,8 @@ class PerceptionConfig:
     table_like_margin: float | None = None
     table_like_bare_names: tuple[float, float] | None = None
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
-    table_like_keep_faces: tuple[float, float] | None = None
+    table_like_keep_faces: dict[str, tuple[float, float]] = field(default_factory=dict)
+    table_like_unguarded_below: dict[str, float] = field(default_factory=dict)
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
     weak_large: dict[str, tuple[float, float, float]] = field(default_factory=dict)
@@ -633,6 +664,13 @@ def _intersection(boxes: np.ndarray, i: int, j: int) -> float:
     return float(np.prod(np.maximum(wh, 0.0)))
 
 
+def _odds_of_none(no_piece: np.ndarray | None, i: int) -> float:
+    """The piece reader's odds that row `i` shows no piece (0 where it did not read)."""
+    if no_piece is None or not np.isfinite(no_piece[i]):
+        return 0.0
+    return float(no_piece[i])
+
+
 def _surer(detections: Detections, i: int) -> tuple[bool, float, float]:
     """Sort key: named pieces first, the surest name first, then the detector's score."""
     return (
@@ -680,6 +718,10 @@ def overlapping_pieces(detections: Detections, limits: dict[str, float]) -> np.n
             return False
         if not (has_quad[i] and has_quad[j]):
             return True
+        if min(_quad_in_box(quads[i], boxes[i]), _quad_in_box(quads[j], boxes[j])) < QUAD_IN_BOX:
+            # a quad drawn much outside its box may reach over its neighbour (a turned card's
+            # corners drawn across the card beside it): only what lies in the boxes counts
+            return _boxed_quads_overlap(quads[i], boxes[i], quads[j], boxes[j]) > limit
         return quad_overlap(quads[i], quads[j]) > limit
 
     for kind, limit in limits.items():
@@ -758,6 +800,28 @@ def weak_large_boxes(
     with np.errstate(invalid="ignore"):  # NaN: dice, kinds with too few named
         large = (ratios.max(axis=1) >= longer) & (ratios.prod(axis=1) >= area)
     return np.asarray(named & (detections.scores < below) & large, bool)
+
+
+def _boxed_quads_overlap(
+    quad_a: np.ndarray, box_a: np.ndarray, quad_b: np.ndarray, box_b: np.ndarray
+) -> float:
+    """`quad_overlap` of two quads each clipped to its own box (xyxy): the area they share over
+    the smaller clipped one's (0 when either is empty)."""
+    import cv2
+
+    clipped = [
+        clip_polygon_to_rect(np.asarray(q, np.float64).reshape(4, 2), *map(float, b)).astype(
+            np.float32
+        )
+        for q, b in ((quad_a, box_a), (quad_b, box_b))
+    ]
+    if any(len(c) < 3 for c in clipped):
+        return 0.0
+    smaller = min(abs(polygon_area(c)) for c in clipped)
+    if smaller <= 0:
+        return 0.0
+    shared, _ = cv2.intersectConvexConvex(clipped[0], clipped[1])
+    return float(shared) / smaller
 
 
 def _quad_in_box(quad: np.ndarray, box: np.ndarray) -> float:
@@ -849,14 +913,17 @@ def distinct_pieces(
     *,
     covered_unnamed: dict[str, float] | None = None,
     oversized: np.ndarray | None = None,
+    no_piece: np.ndarray | None = None,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
     ones before parts (boxes under 0.6 of the median) and before the `oversized` rows (bool
-    mask: boxes too large for one piece, `oversized_boxes`), the surest name first, then the
-    detector score. Dice always stay. A box astride two pieces (`ASTRIDE_AREA` times a piece's
-    size or more, holding most of two piece-sized boxes that are not one piece; from
-    `ASTRIDE_NAMED_AREA` times when both are named) is dropped first when they cover 0.7 of it
-    or more; else it may hold a piece found only so, and is kept apart (never merged).
+    mask: boxes too large for one piece, `oversized_boxes`), the surest name first; unnamed
+    boxes the piece reader finds likelier to show a piece first (`no_piece`: its odds of no
+    piece per row, NaN where it did not read), then the detector score. Dice always stay. A
+    box astride two pieces (`ASTRIDE_AREA` times a piece's size or more, holding most of two
+    piece-sized boxes that are not one piece; from `ASTRIDE_NAMED_AREA` times when both are
+    named) is dropped first when they cover 0.7 of it or more; else it may hold a piece found
+    only so, and is kept apart (never merged).
 
     Two detections are one piece when their quads, or their boxes, overlap by `overlap` of the
     smaller one or more (boxes too: a piece named from its box keeps the detector's rough
@@ -952,7 +1019,11 @@ def distinct_pieces(
                 # a box with much cloth around its piece after one that fits it (the name is
                 # the same; a box of the piece's own size is what the later steps can use)
                 bool(oversized is not None and oversized[i]),
-                *_surer(detections, i)[1:],
+                -float(detections.identity_scores[i]),
+                # a box with cloth around a tile that the reader calls no piece (and a later
+                # step drops as such) must not take in the tile's own box
+                _odds_of_none(no_piece, i) if detections.identities[i] is None else 0.0,
+                -float(detections.scores[i]),
             ),
         )
         kept: list[int] = []
@@ -1035,6 +1106,10 @@ class Perception:
             PieceReader(piece_model, self.config.piece_reader_config)
             if self.config.piece_reader != "off" and identify
             else None
+        )
+        # a referee must be another network than the reader whose name it would uphold
+        self._own_default_reader = piece_model is None or (
+            Path(piece_model).resolve() == DEFAULT_PIECE_MODEL.resolve()
         )
         # the gallery is drawn at the first card or tile (about 2 s), not for dice-only use
         self._identifier = identifier
@@ -1207,6 +1282,7 @@ class Perception:
                 absorbed,
                 covered_unnamed=self.config.covered_unnamed,
                 oversized=large,
+                no_piece=no_piece if self.config.duplicate_by_reader else None,
             )
             disputed = _disputed(detections, matches, keep, absorbed, large)
             detections = detections[keep]
@@ -1329,16 +1405,25 @@ class Perception:
         detections, matches = _unnamed(detections, matches, doubtful)
         guards = named & ~doubtful & table
         drop = ~named & table & (detections.scores < self.config.table_like_below_score)
-        if self.config.table_like_keep_faces is not None and no_piece is not None:
-            least_score, below = self.config.table_like_keep_faces
+        for kind, (least_score, below) in self.config.table_like_keep_faces.items():
+            if no_piece is None:
+                break
             with np.errstate(invalid="ignore"):  # NaN (not read): the colours decide
-                drop &= ~((detections.scores >= least_score) & (no_piece < below))
+                drop &= ~(
+                    (detections.kinds == kind)
+                    & (detections.scores >= least_score)
+                    & (no_piece < below)
+                )
+        unguarded = np.zeros(len(detections), bool)
+        for kind, below in self.config.table_like_unguarded_below.items():
+            unguarded |= (detections.kinds == kind) & (detections.scores < below)
         if guards.any():
             margin = self.config.table_like_margin
-            if margin is None:
-                return detections, matches
             # a box far more of the table's colours than every named piece is none of them
-            drop &= shares > shares[guards].max() + margin
+            far = np.zeros(len(detections), bool)
+            if margin is not None:
+                far = shares > shares[guards].max() + margin
+            drop &= far | unguarded
         if not drop.any():
             return detections, matches
         return detections[~drop], [m for m, d in zip(matches, drop, strict=True) if not d]
@@ -1638,6 +1723,7 @@ class Perception:
         named_odds = self._odds_of_names(detections, odds)
         seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
         dispute = self.config.face_dispute.get(prefix, np.inf)
+        upheld = self._refereed(frame, detections, rows, readings, named_odds, prefix)
         pair = self.config.face_pair.get(prefix, np.inf)
         fusion = self.config.face_fusion.get(prefix)
         for k, row in enumerate(rows):
@@ -1668,12 +1754,50 @@ class Perception:
                 continue
             if named_odds[row] >= dispute and card_kind(faces.classes[best][0]) != card_kind(
                 str(identities[row])
-            ):  # the two readers see different cards: neither name is used
-                identities[row], scores[row], matches[int(row)] = None, 0.0, None
+            ):  # the two readers see different cards: neither name is used, unless a third
+                # reader sides with the piece reader
+                if not upheld[k]:
+                    identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
             identities[row], scores[row] = faces.classes[best][0], float(p[best])
             matches[int(row)] = _reader_match(faces, p)
         return detections.with_fields(identities=identities, identity_scores=scores), matches
+
+    def _refereed(
+        self,
+        frame: np.ndarray,
+        detections: Detections,
+        rows: np.ndarray,
+        readings: PieceReadings,
+        named_odds: np.ndarray,
+        prefix: str,
+    ) -> np.ndarray:
+        """(len(rows),) whether the default piece reader, asked about a piece whose face
+        reader and piece reader see cards of different kinds, gives the piece reader's name
+        at least `face_dispute_referee` (False where no referee is set or asked)."""
+        upheld = np.zeros(len(rows), bool)
+        least = self.config.face_dispute_referee.get(prefix)
+        dispute = self.config.face_dispute.get(prefix)
+        if least is None or dispute is None or self._own_default_reader:
+            return upheld
+        faces = self.face_reader(prefix)
+        disputed = [
+            k
+            for k, row in enumerate(rows)
+            if str(detections.identities[row]).startswith(prefix)
+            and named_odds[row] >= dispute
+            and (best := int(readings.probabilities[k].argmax())) > 0
+            and card_kind(faces.classes[best][0]) != card_kind(str(detections.identities[row]))
+        ]
+        if not disputed:
+            return upheld
+        referee = self._loaded_reader("referee", DEFAULT_PIECE_MODEL, "referee reader", 1)
+        picked = rows[disputed]
+        odds = referee.read(frame, detections.boxes_xyxy[picked], [prefix.partition("/")[0]])
+        for k, row, p in zip(disputed, picked, odds.probabilities, strict=True):
+            column = referee.class_index.get(str(detections.identities[row]))
+            upheld[k] = column is not None and float(p[column]) >= least
+        return upheld
 
     def warp_reader(self, prefix: str) -> PieceReader:
         """The face-warp reader of identity `prefix` (`FACE_WARP_MODELS`), loaded once; it

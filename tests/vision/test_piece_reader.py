@@ -712,6 +712,48 @@ def test_a_face_reader_naming_another_kind_of_card_than_a_sure_piece_reader_name
 
 @needs_model
 @pytest.mark.parametrize(
+    ("referee", "referee_reads", "expected"),
+    [
+        ({}, {"kings-breakfast/ham": 1.0}, None),  # no referee: asked again
+        ({"kings-breakfast/": 0.9}, {"kings-breakfast/ham": 1.0}, "kings-breakfast/ham"),
+        ({"kings-breakfast/": 0.9}, {"kings-breakfast/wine": 1.0}, None),  # sides with the face
+        # reader: still two against one piece reader, asked again
+        (
+            {"kings-breakfast/": 0.9},
+            {"kings-breakfast/ham": 0.8, "kings-breakfast/wine": 0.2},
+            None,
+        ),
+    ],
+)
+def test_a_third_reader_siding_with_the_piece_reader_settles_a_dispute(
+    faces: dict[str, np.ndarray],
+    reader: PieceReader,
+    referee: dict[str, float],
+    referee_reads: dict[str, float],
+    expected: str | None,
+) -> None:
+    """`face_dispute_referee` (KB-2: foods told apart by colour and picture; KB-21 counts each
+    food): under a candle-warm light the King's Breakfast face reader took chicken cards for
+    bread while the piece reader read chicken. A third network (the live table's piece reader)
+    reading the piece reader's name at least as surely as asked keeps that name; one that
+    reads the face reader's food, or is unsure, leaves the card unnamed."""
+    frame, box = table_with(faces["kings-breakfast/ham"], long_side=100)
+    detections = make(["card"]).with_fields(boxes_xyxy=np.array([box], np.float32))
+    perception = kings_breakfast_face_reading(
+        face_dispute={"kings-breakfast/": 0.9}, face_dispute_referee=referee
+    )
+    perception._face_readers["kings-breakfast/"] = SplitFaceReader(  # type: ignore[assignment]
+        reader, 0.0, {"kings-breakfast/wine": 1.0}
+    )
+    third = SplitFaceReader(reader, 0.0, referee_reads)
+    third.class_index = reader.class_index  # type: ignore[attr-defined]
+    perception._face_readers["referee"] = third  # type: ignore[assignment]
+    perception._own_default_reader = False  # the pipeline's reader stands for the photos' one
+    assert perception.identify(frame, detections).identities[0] == expected
+
+
+@needs_model
+@pytest.mark.parametrize(
     ("pair", "face", "expected"),
     [
         ({}, "kings-breakfast/ham", None),  # 0.85 is under the face reader's 0.9

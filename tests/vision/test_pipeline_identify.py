@@ -152,6 +152,31 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]
 
 
+def test_of_two_unnamed_boxes_on_one_tile_the_one_the_reader_finds_a_piece_in_stays() -> None:
+    """A Café hand's USA tile boxed twice: a box with cloth around it (found at 0.56, the piece
+    reader: no piece 0.999) and the tile's own box (found at 0.30, no piece 0.9). Kept by the
+    detector's score, the large box took in the tile's and a later step dropped it as no piece:
+    the hand scored a tile short (CI-22). With the reader's odds the tile's own box stays."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["tile", "tile", "tile", "tile"])
+    boxes = np.array(
+        [[575, 258, 662, 352], [590, 272, 661, 347], [700, 270, 760, 330], [780, 270, 840, 330]],
+        np.float32,
+    )
+    names = np.array([None, None, "cafe-international/uk/m", "cafe-international/uk/w"], object)
+    detections = detections.with_fields(
+        boxes_xyxy=boxes,
+        corners_px=np.full((4, 4, 2), np.nan, np.float32),
+        identities=names,
+        scores=np.array([0.56, 0.30, 0.9, 0.9], np.float32),
+    )
+    assert distinct_pieces(detections, 0.6).tolist() == [True, False, True, True]
+    no_piece = np.array([0.999, 0.9, 0.0, 0.0])
+    kept = distinct_pieces(detections, 0.6, no_piece=no_piece)
+    assert kept.tolist() == [False, True, True, True]
+
+
 def test_a_quad_drawn_over_a_neighbour_does_not_merge_two_cards_of_one_food() -> None:
     """The detector's rough corners of a half-covered card can reach over the card beside it.
     Their boxes share little, so both cards stay (KB-19: the hand is counted card by card; two
@@ -554,6 +579,34 @@ def test_tiles_still_overlapping_leave_the_less_sure_one_unnamed() -> None:
     assert doubtful.tolist() == [False, False, True, False, False]  # the cards overlap by 0.24
     doubtful = overlapping_pieces(detections, {"card": 0.2})  # the later card is surer
     assert doubtful.tolist() == [False, False, False, True, False]
+
+
+def test_a_quad_drawn_across_its_neighbour_does_not_make_that_neighbour_doubtful() -> None:
+    """A Dice King pile at 1280 x 720: a turned penalty card's corners were drawn across the
+    card beside it (only 0.7 of that quad inside its own box), their boxes share 0.51 of the
+    smaller and the neighbour, read "-2" by every reader, lost its name (DK-25: every card of
+    the kingdom counts). What of the quads lies inside their own boxes overlaps much less."""
+    from vision.pipeline import overlapping_pieces
+
+    detections = make(["card", "card"])
+    boxes = np.array([[565, 187, 764, 381], [494, 233, 640, 382]], np.float32)
+    quads = np.array(
+        [
+            [[489, 244], [707, 188], [771, 372], [514, 391]],  # reaching over the other card
+            [[492, 244], [585, 229], [628, 357], [519, 388]],
+        ],
+        np.float32,
+    )
+    detections = detections.with_fields(
+        boxes_xyxy=boxes,
+        corners_px=quads,
+        identities=np.array(["dice-king/penalty-9", "dice-king/penalty-3"], object),
+        identity_scores=np.array([0.99, 0.98], np.float32),
+    )
+    assert overlapping_pieces(detections, {"card": 0.5}).tolist() == [False, False]
+    drawn_inside = detections.with_fields(corners_px=np.stack([box_quad(b) for b in boxes]))
+    # upright quads that fit their boxes, overlapping as much as the boxes do, still count
+    assert overlapping_pieces(drawn_inside, {"card": 0.5}).tolist() == [False, True]
 
 
 def box_quad(box: np.ndarray) -> np.ndarray:
