@@ -331,6 +331,13 @@ class PerceptionConfig:
             the pile was scored a card short. The reader alone does not tell cards: it gives
             boxes of the empty place in a spread's grid (found at 0.26-0.37) a face as surely.
             Empty (default): the colours decide.
+        table_like_keep_read_alone: kind -> (least face odds, most covered): an unnamed box
+            of that kind whose likeliest face the piece reader gives at least that much, and
+            of which no named piece's box covers that share or more, is never dropped as the
+            table (it stays unnamed; a scoring photo is asked again): a USA tile (white and
+            red stripes) on a pink-dotted cloth, found at 0.26 and read USA at 0.999, was
+            dropped by its colours and the hand scored a tile short. A box half on a named tile
+            reads that tile's face as surely, hence the cover. Empty (default): never.
         table_like_unguarded_below: kind -> score: an unnamed box of that kind found less
             sure than this is dropped as the table even when a named piece shows the table's
             colours as much (on a yellow polka cloth with a white dot, the cheese cards' share
@@ -437,6 +444,7 @@ class PerceptionConfig:
     table_like_sure_names: dict[str, tuple[float, float]] = field(default_factory=dict)
     table_like_keep_faces: dict[str, tuple[float, float]] = field(default_factory=dict)
     table_like_unguarded_below: dict[str, float] = field(default_factory=dict)
+    table_like_keep_read_alone: dict[str, tuple[float, float]] = field(default_factory=dict)
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
     weak_large: dict[str, tuple[float, float, float]] = field(default_factory=dict)
@@ -1216,6 +1224,7 @@ class Perception:
             return detections, [None] * len(detections)
         mode = self.config.piece_reader if self.piece_reader is not None else "off"
         no_piece = np.full(len(detections), np.nan)  # the piece reader's odds, where it read
+        face_odds = np.full(len(detections), np.nan)  # ... of its likeliest face
         if mode == "first":
             detections, matches, not_pieces, odds, foreign = self._read_pieces(frame, detections)
             if not_pieces.any():
@@ -1225,6 +1234,9 @@ class Perception:
                 odds = odds[~not_pieces]
                 foreign = foreign[~not_pieces]
             no_piece = odds[:, 0].astype(np.float64)
+            if odds.shape[1] > 1:
+                with np.errstate(invalid="ignore"):
+                    face_odds = np.max(odds[:, 1:], axis=1).astype(np.float64)
             rest = np.flatnonzero(
                 pieces & np.array([i is None for i in detections.identities], bool)
             )
@@ -1287,13 +1299,14 @@ class Perception:
             disputed = _disputed(detections, matches, keep, absorbed, large)
             detections = detections[keep]
             no_piece = no_piece[keep]
+            face_odds = face_odds[keep]
             matches = [m for m, k in zip(matches, keep, strict=True) if k]
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
             detections, matches = _unnamed(detections, matches, doubtful)
         if self.config.table_like_share is not None:
             shares = self._table_shares(frame, detections)
-            detections, matches = self._table_like(detections, matches, shares, no_piece)
+            detections, matches = self._table_like(detections, matches, shares, no_piece, face_odds)
         if self.config.oversized is not None:
             detections, matches = self._oversized(frame, detections, matches)
         if self.config.weak_large:
@@ -1376,12 +1389,15 @@ class Perception:
         matches: list[Match | None],
         shares: np.ndarray,
         no_piece: np.ndarray | None = None,
+        face_odds: np.ndarray | None = None,
     ) -> tuple[Detections, list[Match | None]]:
         """`table_like_share`: weak named boxes showing the table lose their names; weak
         unnamed ones are dropped, unless a named piece shows the table's colours as much (the
         pieces' faces then share the table's colours, and the test cannot tell them apart), or
         the piece reader is sure they show a piece (`table_like_keep_faces`; `no_piece`: its
-        odds of no piece per row, NaN where it did not read; None: not read at all)."""
+        odds of no piece per row, NaN where it did not read; None: not read at all) or names
+        a face in a box no named piece covers (`table_like_keep_read_alone`; `face_odds`: its
+        odds of its likeliest face per row, NaN where it did not read)."""
         limit = self.config.table_like_share
         if limit is None:
             return detections, matches
@@ -1414,6 +1430,16 @@ class Perception:
                     & (detections.scores >= least_score)
                     & (no_piece < below)
                 )
+        for kind, (least_odds, most_covered) in self.config.table_like_keep_read_alone.items():
+            if face_odds is None:
+                break
+            pieces = detections.boxes_xyxy[named & ~doubtful & (detections.kinds == kind)]
+            with np.errstate(invalid="ignore"):  # NaN (not read): the colours decide
+                read = (detections.kinds == kind) & (face_odds >= least_odds)
+            for row in np.flatnonzero(drop & read):
+                # a box half on a named piece reads that piece's face: only one apart counts
+                if _share_on(detections.boxes_xyxy[row], pieces) < most_covered:
+                    drop[row] = False
         unguarded = np.zeros(len(detections), bool)
         for kind, below in self.config.table_like_unguarded_below.items():
             unguarded |= (detections.kinds == kind) & (detections.scores < below)

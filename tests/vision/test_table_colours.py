@@ -308,3 +308,45 @@ def test_a_weak_card_box_of_bare_cloth_is_dropped_even_beside_cards_of_the_cloth
 
     assert kept({}) == pytest.approx([0.8, 0.26, 0.45, 0.26])  # the cheese card guards all
     assert kept({"card": 0.35}) == pytest.approx([0.8, 0.45, 0.26])
+
+
+def test_a_weak_tile_box_the_reader_names_apart_from_named_tiles_is_not_dropped_as_the_table() -> (
+    None
+):
+    """`table_like_keep_read_alone`: a USA tile (white and red stripes) on a pink-dotted cloth,
+    found at 0.26 (under the tiles' naming floor) and read USA at 0.999 by the piece reader,
+    was dropped for its colours and the hand was scored a tile short (CI-22: every tile left in
+    a hand counts). Kept, it stays unnamed and the photo is asked again. A box half on a named
+    tile (which reads that tile's face as surely), and one the reader is less sure of, are
+    still dropped."""
+
+    detections = make(["tile"] * 4).with_fields(
+        boxes_xyxy=np.array(
+            [
+                [100, 100, 160, 160],
+                [300, 100, 360, 160],
+                [130, 100, 190, 160],
+                [500, 100, 560, 160],
+            ],
+            np.float32,
+        ),
+        scores=np.array([0.9, 0.26, 0.26, 0.26], np.float32),
+        identities=np.array(["cafe-international/cuba/m", None, None, None], object),
+        identity_scores=np.array([0.99, 0.0, 0.0, 0.0], np.float32),
+    )
+    shares = np.array([0.5, 0.95, 0.95, 0.95])
+    face_odds = np.array([0.99, 0.999, 0.999, 0.9])
+
+    def kept(keep: dict[str, tuple[float, float]]) -> list[list[float]]:
+        perception = _colour_only(
+            table_like_share=0.75,
+            table_like_below_score=0.6,
+            table_like_margin=0.1,
+            table_like_keep_read_alone=keep,
+        )
+        out = perception._table_like(detections, [None] * 4, shares, None, face_odds)[0]
+        return out.boxes_xyxy[:, 0].tolist()
+
+    assert kept({}) == [100]  # the colours decide
+    assert kept({"tile": (0.99, 0.3)}) == [100, 300]
+    assert kept({"card": (0.99, 0.3)}) == [100]  # another kind's setting

@@ -117,8 +117,20 @@ PHOTO_TILE_UNION = 1.3
 # 180 / 20 / 0 -> 181 / 19 / 0, 8,000,040+ (100) 95 / 5 / 0 unchanged.
 PHOTO_COVERED_UNNAMED = {"tile": 0.65}
 # Of two unnamed boxes found as one piece the one the piece reader finds likelier to show a piece
-# stays (`PerceptionConfig.duplicate_by_reader`). Measured below.
+# stays (`PerceptionConfig.duplicate_by_reader`): a USA tile of a 1280 x 720 hand boxed twice,
+# with cloth around it (found at 0.56, no piece 0.999) and tight (0.30, 0.9); the loose box took
+# in the tight one and was dropped as oversized and empty, and the hand would have been scored a
+# tile short (seen with tiles detected at a 480 px short side, not kept). Every Café photo of
+# validation tables, right / refused / wrong: 1280 x 720 8,000,040+ 428 / 18 / 0 -> 429 / 17 /
+# 0, 8,000,200+ 562 / 32 / 0 -> 563 / 31 / 0, 8,000,400+ 289 / 9 / 0 (same); 800 x 600
+# unchanged (439 / 7 / 0, 587 / 7 / 0, 290 / 8 / 0).
 PHOTO_DUPLICATE_BY_READER = True
+# (Since 2026-12-07, eleventh session, a quad lying less than 0.9 inside its own box is clipped
+# to it first, `vision.pipeline.overlapping_pieces`: a turned penalty card's corners drawn
+# across the card beside it left that card, read "-2" by every reader, unnamed. Every photo of
+# validation tables, right / refused / wrong: Dice King 800 x 600 8,000,200+ 691 / 9 / 0 -> 692
+# / 8 / 0, 1280 x 720 686 / 14 / 0 -> 688 / 12 / 0; King's Breakfast 1280 x 720 8,000,040+
+# 744 / 6 / 0 -> 745 / 5 / 0; the other sets unchanged.)
 PHOTO_DOUBTFUL_OVERLAP = {"tile": 0.15, "card": 0.5}
 # A piece the detector never reports is left out of the score without a word, so scoring photos
 # are detected at a lower score than the live table's 0.35: more false detections, which the
@@ -223,7 +235,17 @@ PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # Not Café tiles: 114 / 3 / 0 → 116 / 1 / 0 and 116 / 4 / 0 → 118 / 1 / 1 — a USA tile (seed
 # 8,000,237) the photo reader finds no piece at 0.999 even boxed well was dropped instead of
 # refusing the photo. 4:3 photos are read as before either way.
-PHOTO_SHORT_SIDE: dict[str, int] = {"card": 480}
+# Café tiles too since 2026-12-07 (eleventh session), with `PHOTO_TABLE_LIKE_KEEP_READ_ALONE` and
+# `PHOTO_DUPLICATE_BY_READER`, which turned the two wrong photos below into refused ones. Every
+# Café photo of validation tables at 1280 x 720, right / refused / wrong, tiles at the longer
+# side 640 -> at the shorter side 480: 8,000,040+ 429 / 17 / 0 -> 440 / 6 / 0, 8,000,200+
+# 563 / 31 / 0 -> 571 / 23 / 0, 8,000,400+ 289 / 9 / 0 -> 287 / 11 / 0. Taken again (the
+# renderer's retake 1 of every photo): 8,000,200+ 570 / 22 / 2 -> 574 / 19 / 1, 8,000,040+
+# 434 / 12 / 0 at 480. The wrong photos are heavily defocused hands where the detector found no
+# box at all on one tile (USA tiles, white and red like the pink-dotted cloth, at 640; a French
+# tile below a Spanish one at 480); looking at both scales (a pass at each, merged) found them
+# but was worse overall (430 / 16 / 0, 567 / 26 / 1, 285 / 13 / 0; retaken 571 / 22 / 1).
+PHOTO_SHORT_SIDE: dict[str, int] = {"card": 480, "tile": 480}
 # A detection the detector is less sure of than this is never named
 # (`PerceptionConfig.name_min_score`): on a yellow polka-dot table the piece reader (v3) named
 # squares of the table cheese cards, found at 0.15-0.19. Every photo of 60 tables of seeds
@@ -341,6 +363,17 @@ PHOTO_TABLE_LIKE_KEEP_FACES: dict[str, tuple[float, float]] = {"card": (0.45, 0.
 # 496 / 3 / 0; Dice King 800 x 600 519 / 3 / 0 -> 520 / 2 / 0, the other five sets the same.
 # Every box it dropped there (10) lay on no card (IoU with the nearest true card 0.00-0.23).
 PHOTO_TABLE_LIKE_UNGUARDED_BELOW: dict[str, float] = {"card": 0.35}
+# An unnamed tile box the piece reader reads a face in at least this surely (first), lying less
+# than the second share on any named tile's box, is not dropped as the table
+# (`PerceptionConfig.table_like_keep_read_alone`): with tiles detected at a 480 px short side
+# (`PHOTO_SHORT_SIDE`) a USA tile on a pink-dotted cloth (validation seed 8,000,291, 1280 x 720)
+# was found only at 0.26 (under the tiles' naming floor), read USA at 0.999, dropped for its
+# colours, and the hand was scored a tile short; now the photo is refused. Keeping every weak
+# box the reader finds a piece in (no piece under 0.05, as cards' `PHOTO_TABLE_LIKE_KEEP_FACES`)
+# refused 4 more photos of 150 tables at 800 x 600 (boxes astride a tile and the cloth, read at
+# 0.74-0.998 as the tile beside them), hence 0.99 and the named tiles' cover. Every Café photo of
+# validation tables at 800 x 600 unchanged (439 / 7 / 0, 587 / 7 / 0, 290 / 8 / 0).
+PHOTO_TABLE_LIKE_KEEP_READ_ALONE: dict[str, tuple[float, float]] = {"tile": (0.99, 0.3)}
 # A box this many times the photo's median named piece, in width and in height, is no single
 # piece (`PerceptionConfig.oversized`): named, it loses its name (a validation king photo, seed
 # 8,000,130, counted a cheese card too many: a box on the yellow polka cloth below the spread
@@ -462,7 +495,12 @@ PHOTO_FACE_READERS = {
 # 2 and 2 → 0 and 0.
 PHOTO_FACE_DISPUTE = {"dice-king/": 0.9, "kings-breakfast/": 0.9}
 # ... unless the live table's piece reader (another network) gives the piece reader's name at
-# least this (`PerceptionConfig.face_dispute_referee`). Measured below.
+# least this (`PerceptionConfig.face_dispute_referee`): under candle-warm light the King's
+# Breakfast reader took chicken cards for bread (0.94-0.98) and a bread card for chicken (0.99)
+# while both piece readers read them right (0.92-1.00). On every King's Breakfast photo of
+# validation tables at 800 x 600 (seeds 8,000,040+ / 200+ / 400+) such disputes came 8 times: 7
+# upheld, every one the true food; the eighth (0.54 IoU with its card) stayed unnamed. No photo
+# changed outcome on its own (each also had another unnamed card), so it counts for cards only.
 PHOTO_FACE_DISPUTE_REFEREE = {"kings-breakfast/": 0.9}
 # A Dice King card that the piece reader and the Dice King reader both give at least 0.8 of one
 # face, each under its own limit, is named it (`PerceptionConfig.face_pair`): a grim elf 1 at
@@ -588,6 +626,7 @@ def perception_for(game: str | None) -> Any:
         table_like_sure_names=PHOTO_TABLE_LIKE_SURE_NAMES,
         table_like_keep_faces=PHOTO_TABLE_LIKE_KEEP_FACES,
         table_like_unguarded_below=PHOTO_TABLE_LIKE_UNGUARDED_BELOW,
+        table_like_keep_read_alone=PHOTO_TABLE_LIKE_KEEP_READ_ALONE,
         oversized=PHOTO_OVERSIZED,
         oversized_quad=PHOTO_OVERSIZED_QUAD,
         weak_large=PHOTO_WEAK_LARGE,
