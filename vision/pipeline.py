@@ -810,6 +810,17 @@ def weak_large_boxes(
     return np.asarray(named & (detections.scores < below) & large, bool)
 
 
+def _distinct_vertices(polygon: np.ndarray) -> np.ndarray:
+    """(m, 2) float32 `polygon` without repeated vertices (clipping at a corner repeats one,
+    and cv2's convex intersection then measures wrongly)."""
+    points = np.asarray(polygon, np.float64).reshape(-1, 2)
+    if len(points) == 0:
+        return points.astype(np.float32)
+    step = np.linalg.norm(points - np.roll(points, 1, axis=0), axis=1)
+    kept = points[step > 1e-6] if (step > 1e-6).any() else points[:1]
+    return kept.astype(np.float32)
+
+
 def _boxed_quads_overlap(
     quad_a: np.ndarray, box_a: np.ndarray, quad_b: np.ndarray, box_b: np.ndarray
 ) -> float:
@@ -818,8 +829,8 @@ def _boxed_quads_overlap(
     import cv2
 
     clipped = [
-        clip_polygon_to_rect(np.asarray(q, np.float64).reshape(4, 2), *map(float, b)).astype(
-            np.float32
+        _distinct_vertices(
+            clip_polygon_to_rect(np.asarray(q, np.float64).reshape(4, 2), *map(float, b))
         )
         for q, b in ((quad_a, box_a), (quad_b, box_b))
     ]
@@ -981,7 +992,11 @@ def distinct_pieces(
         if fits >= QUAD_IN_BOX:
             return True
         sizes_ij = sorted(abs(polygon_area(np.asarray(quads[k], np.float64))) for k in (i, j))
-        return held * sizes_ij[0] >= overlap * sizes_ij[1]
+        if held * sizes_ij[0] < overlap * sizes_ij[1]:
+            return False
+        # alike, but both may be one quad drawn across two cards side by side (each box
+        # carrying it): what lies inside each box must still be one piece
+        return _boxed_quads_overlap(quads[i], boxes[i], quads[j], boxes[j]) >= overlap
 
     for kind in ("card", "tile"):
         rows = [int(i) for i in np.flatnonzero(detections.kinds == kind)]

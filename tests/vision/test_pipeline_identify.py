@@ -152,6 +152,31 @@ def test_one_card_found_twice_is_kept_once_the_named_one() -> None:
     assert distinct_pieces(detections, 0.6).tolist() == [False, True, True, True, True]
 
 
+def test_one_quad_drawn_across_two_cards_carried_by_both_boxes_does_not_merge_them() -> None:
+    """Two ham cards side by side in a blurred hand photo (1280 x 720, retaken), each boxed
+    alone, but both boxes carrying one quad drawn across the two: alike quads, each much
+    outside its box. Merged, the hand was scored a ham short (KB-19). What of the quad lies
+    inside each box is half of one card, so they stay two; a box strayed off one card that
+    carries that card's quad (the quad inside the other box) is still the same card."""
+    from vision.pipeline import distinct_pieces
+
+    detections = make(["card", "card"])
+    across = np.array([[473, 427], [621, 427], [611, 546], [483, 548]], np.float32)
+    boxes = np.array([[521, 419, 622, 546], [470, 420, 572, 553]], np.float32)
+    names = np.array(["kings-breakfast/ham", "kings-breakfast/ham"], object)
+    two = detections.with_fields(
+        boxes_xyxy=boxes, corners_px=np.stack([across, across]), identities=names
+    )
+    assert distinct_pieces(two, 0.6).tolist() == [True, True]
+    card = np.array([[0, 0], [90, 0], [90, 130], [0, 130]], np.float32)
+    strayed = detections.with_fields(
+        boxes_xyxy=np.array([[0, 0, 90, 130], [0, -40, 90, 90]], np.float32),
+        corners_px=np.stack([card, card]),
+        identities=names,
+    )
+    assert distinct_pieces(strayed, 0.6).sum() == 1
+
+
 def test_of_two_unnamed_boxes_on_one_tile_the_one_the_reader_finds_a_piece_in_stays() -> None:
     """A Café hand's USA tile boxed twice: a box with cloth around it (found at 0.56, the piece
     reader: no piece 0.999) and the tile's own box (found at 0.30, no piece 0.9). Kept by the

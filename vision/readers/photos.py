@@ -240,11 +240,13 @@ PHOTO_ZOOM_PIECE_PX: float | None = 80.0
 # Café photo of validation tables at 1280 x 720, right / refused / wrong, tiles at the longer
 # side 640 -> at the shorter side 480: 8,000,040+ 429 / 17 / 0 -> 440 / 6 / 0, 8,000,200+
 # 563 / 31 / 0 -> 571 / 23 / 0, 8,000,400+ 289 / 9 / 0 -> 287 / 11 / 0. Taken again (the
-# renderer's retake 1 of every photo): 8,000,200+ 570 / 22 / 2 -> 574 / 19 / 1, 8,000,040+
-# 434 / 12 / 0 at 480. The wrong photos are heavily defocused hands where the detector found no
-# box at all on one tile (USA tiles, white and red like the pink-dotted cloth, at 640; a French
-# tile below a Spanish one at 480); looking at both scales (a pass at each, merged) found them
-# but was worse overall (430 / 16 / 0, 567 / 26 / 1, 285 / 13 / 0; retaken 571 / 22 / 1).
+# renderer's retakes 1 and 2 of every photo), 8,000,040+ and 8,000,200+: retake 1 428 / 17 / 1
+# -> 434 / 12 / 0 and 570 / 22 / 2 -> 574 / 19 / 1, retake 2 429 / 15 / 2 -> 433 / 11 / 2 and
+# 557 / 35 / 2 -> 578 / 15 / 1: 7 -> 4 wrong of 2,080. The wrong photos are heavily defocused
+# hands where the detector found no box at all on one tile (mostly USA tiles, white and red like
+# a pink-dotted cloth) or only a part of it; looking at both scales (a pass at each, merged) found
+# some of them but was worse overall (430 / 16 / 0, 567 / 26 / 1, 285 / 13 / 0; retake 1 571 /
+# 22 / 1).
 PHOTO_SHORT_SIDE: dict[str, int] = {"card": 480, "tile": 480}
 # A detection the detector is less sure of than this is never named
 # (`PerceptionConfig.name_min_score`): on a yellow polka-dot table the piece reader (v3) named
