@@ -157,6 +157,12 @@ class PerceptionConfig:
             0.999, found at 0.56) took in the tile's own box (found at 0.30), a later step
             dropped it as no piece, and the hand was scored a tile short. False (default):
             the detector's score (the live table's tracked games were measured so).
+        duplicate_quads_in_boxes: two named pieces with alike quads drawn much outside
+            their boxes are one piece only when the quads clipped to their own boxes overlap
+            by `duplicate_overlap` too (`distinct_pieces`' `quads_in_boxes`): two ham cards
+            side by side, both boxes carrying one quad drawn across the two, were kept as one
+            and a hand photo was scored a ham short. False (default): alike quads suffice
+            (the live table's tracked games were measured so).
         doubtful_overlap: per kind, how much of the smaller of two kept boxes may overlap
             before the less sure one's name is doubtful and withdrawn (`overlapping_pieces`;
             with `duplicate_overlap` only). Empty (default): never.
@@ -405,6 +411,7 @@ class PerceptionConfig:
     pieces_as: str | None = None
     duplicate_overlap: float | None = None
     duplicate_by_reader: bool = False
+    duplicate_quads_in_boxes: bool = False
     duplicate_union: dict[str, float] = field(default_factory=dict)
     covered_unnamed: dict[str, float] = field(default_factory=dict)
     doubtful_overlap: dict[str, float] = field(default_factory=dict)
@@ -933,6 +940,7 @@ def distinct_pieces(
     covered_unnamed: dict[str, float] | None = None,
     oversized: np.ndarray | None = None,
     no_piece: np.ndarray | None = None,
+    quads_in_boxes: bool = False,
 ) -> np.ndarray:
     """Which rows to keep so that each card (or tile) is kept once: named pieces first, whole
     ones before parts (boxes under 0.6 of the median) and before the `oversized` rows (bool
@@ -948,7 +956,8 @@ def distinct_pieces(
     smaller one or more (boxes too: a piece named from its box keeps the detector's rough
     corners, and one piece found by two passes of the detector has two such quads but nearly
     one box; quads only where the boxes share `QUAD_NEEDS_BOX` of the smaller, and for two
-    named pieces with a quad much outside its box, `QUAD_IN_BOX`, only alike quads), or — for
+    named pieces with a quad much outside its box, `QUAD_IN_BOX`, only alike quads, and with
+    `quads_in_boxes` only those overlapping inside their own boxes too), or — for
     a kind in `union`, pieces that lie side by side and never on each other —
     when their boxes touch and together are no longer than ``union[kind]`` × the kind's median
     box (the detector sometimes boxes two halves of one tile apart). `absorbed`, when given, is
@@ -994,6 +1003,8 @@ def distinct_pieces(
         sizes_ij = sorted(abs(polygon_area(np.asarray(quads[k], np.float64))) for k in (i, j))
         if held * sizes_ij[0] < overlap * sizes_ij[1]:
             return False
+        if not quads_in_boxes:
+            return True
         # alike, but both may be one quad drawn across two cards side by side (each box
         # carrying it): what lies inside each box must still be one piece
         return _boxed_quads_overlap(quads[i], boxes[i], quads[j], boxes[j]) >= overlap
@@ -1310,6 +1321,7 @@ class Perception:
                 covered_unnamed=self.config.covered_unnamed,
                 oversized=large,
                 no_piece=no_piece if self.config.duplicate_by_reader else None,
+                quads_in_boxes=self.config.duplicate_quads_in_boxes,
             )
             disputed = _disputed(detections, matches, keep, absorbed, large)
             detections = detections[keep]

@@ -167,14 +167,15 @@ def test_one_quad_drawn_across_two_cards_carried_by_both_boxes_does_not_merge_th
     two = detections.with_fields(
         boxes_xyxy=boxes, corners_px=np.stack([across, across]), identities=names
     )
-    assert distinct_pieces(two, 0.6).tolist() == [True, True]
+    assert distinct_pieces(two, 0.6).tolist() == [False, True]  # alike quads (the live table)
+    assert distinct_pieces(two, 0.6, quads_in_boxes=True).tolist() == [True, True]
     card = np.array([[0, 0], [90, 0], [90, 130], [0, 130]], np.float32)
     strayed = detections.with_fields(
         boxes_xyxy=np.array([[0, 0, 90, 130], [0, -40, 90, 90]], np.float32),
         corners_px=np.stack([card, card]),
         identities=names,
     )
-    assert distinct_pieces(strayed, 0.6).sum() == 1
+    assert distinct_pieces(strayed, 0.6, quads_in_boxes=True).sum() == 1
 
 
 def test_of_two_unnamed_boxes_on_one_tile_the_one_the_reader_finds_a_piece_in_stays() -> None:

@@ -595,6 +595,7 @@ def perception_for(game: str | None) -> Any:
         ),
         duplicate_overlap=PHOTO_DUPLICATE_OVERLAP,
         duplicate_by_reader=PHOTO_DUPLICATE_BY_READER,
+        duplicate_quads_in_boxes=True,  # a retaken hand photo lost a ham card (seed 8,000,236)
         duplicate_union={"tile": PHOTO_TILE_UNION},
         doubtful_overlap=PHOTO_DOUBTFUL_OVERLAP,
         covered_unnamed=PHOTO_COVERED_UNNAMED,
