@@ -346,7 +346,7 @@ class PerceptionConfig:
             reads that tile's face as surely, hence the cover. Empty (default): never.
         table_like_unguarded_below: kind -> score: an unnamed box of that kind found less
             sure than this is dropped as the table even when a named piece shows the table's
-            colours as much (on a yellow polka cloth with a white dot, the cheese cards' share
+            colours as much (on a yellow polka cloth with white dots, the cheese cards' share
             is 0.97 and a box of bare cloth below the spread, 0.99, was kept by them); true
             cards are found far surer than such boxes. Empty (default): the named pieces guard
             every kind.
