@@ -18,6 +18,7 @@ mapping homogeneous column vectors: ``p' ~ H @ [x, y, 1]``.
 Public names: `CORNER_NAMES`, `rect_corners`, `homography_from_corners`, `project_points`,
 `box_from_corners`, `boxes_near`, `clip_box`, `box_area`, `polygon_area`, `clip_polygon_to_rect`,
 `visible_fraction_in_rect`, `is_convex_clockwise`, `clockwise_quad`, `quad_overlap`,
+`polygon_overlap`, `largest_share_covered`,
 `order_corners_clockwise`; the companion Café board's registration markers, shared by its art
 and its reader: `BOARD_MARKERS_FILE`, `BoardMarker`, `load_board_marker_spec`, `layout_spacing`,
 `board_markers_units`.
@@ -157,15 +158,40 @@ def visible_fraction_in_rect(points: np.ndarray, width: float, height: float) ->
 def quad_overlap(a: np.ndarray, b: np.ndarray) -> float:
     """Area of the intersection of two convex quads over the smaller one's area (1: one lies
     within the other; 0: apart or degenerate)."""
-    import cv2
+    return polygon_overlap(np.asarray(a).reshape(4, 2), np.asarray(b).reshape(4, 2))
 
-    pa = np.asarray(a, np.float32).reshape(4, 2)
-    pb = np.asarray(b, np.float32).reshape(4, 2)
-    smaller = min(abs(polygon_area(pa)), abs(polygon_area(pb)))
-    if not (np.isfinite(pa).all() and np.isfinite(pb).all()) or smaller <= 0:
+
+def polygon_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """`quad_overlap` for two convex polygons of any number of (m, 2) vertices, such as quads
+    clipped to a rectangle; 0 when either is degenerate or empty."""
+    polygons = [_distinct_vertices(p) for p in (a, b)]
+    if any(len(p) < 3 or not np.isfinite(p).all() for p in polygons):
         return 0.0
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    smaller = min(abs(polygon_area(p)) for p in polygons)
+    if smaller <= 0:
+        return 0.0
+    inter, _ = cv2.intersectConvexConvex(polygons[0], polygons[1])
     return float(inter) / smaller
+
+
+def _distinct_vertices(polygon: np.ndarray) -> np.ndarray:
+    """(m, 2) float32 `polygon` without repeated consecutive vertices (clipping through a
+    corner repeats one, and cv2's convex intersection then measures wrongly)."""
+    points = np.asarray(polygon, np.float64).reshape(-1, 2)
+    step = np.linalg.norm(points - np.roll(points, 1, axis=0), axis=1)
+    return points[step > 1e-6].astype(np.float32) if len(points) > 1 else points.astype(np.float32)
+
+
+def largest_share_covered(box: np.ndarray, others: np.ndarray) -> float:
+    """The largest share of `box` (xyxy) that one of the boxes `others` (k, 4) covers; 0 with
+    none."""
+    others = np.asarray(others, np.float64).reshape(-1, 4)
+    if len(others) == 0:
+        return 0.0
+    box = np.asarray(box, np.float64)
+    area = max(float(np.prod(box[2:] - box[:2])), 1e-6)
+    wh = np.minimum(others[:, 2:], box[2:]) - np.maximum(others[:, :2], box[:2])
+    return float(np.prod(np.maximum(wh, 0.0), axis=1).max()) / area
 
 
 def is_convex_clockwise(corners: np.ndarray) -> bool:
@@ -359,6 +385,8 @@ __all__ = [
     "clockwise_quad",
     "is_convex_clockwise",
     "quad_overlap",
+    "polygon_overlap",
+    "largest_share_covered",
     "order_corners_clockwise",
     "polygon_area",
     "project_points",

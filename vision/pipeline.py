@@ -47,7 +47,9 @@ from vision.gallery import GAME_KINDS, load_enrolled
 from vision.geometry import (
     boxes_near,
     clip_polygon_to_rect,
+    largest_share_covered,
     polygon_area,
+    polygon_overlap,
     quad_overlap,
     visible_fraction_in_rect,
 )
@@ -817,37 +819,15 @@ def weak_large_boxes(
     return np.asarray(named & (detections.scores < below) & large, bool)
 
 
-def _distinct_vertices(polygon: np.ndarray) -> np.ndarray:
-    """(m, 2) float32 `polygon` without repeated vertices (clipping at a corner repeats one,
-    and cv2's convex intersection then measures wrongly)."""
-    points = np.asarray(polygon, np.float64).reshape(-1, 2)
-    if len(points) == 0:
-        return points.astype(np.float32)
-    step = np.linalg.norm(points - np.roll(points, 1, axis=0), axis=1)
-    kept = points[step > 1e-6] if (step > 1e-6).any() else points[:1]
-    return kept.astype(np.float32)
-
-
 def _boxed_quads_overlap(
     quad_a: np.ndarray, box_a: np.ndarray, quad_b: np.ndarray, box_b: np.ndarray
 ) -> float:
-    """`quad_overlap` of two quads each clipped to its own box (xyxy): the area they share over
-    the smaller clipped one's (0 when either is empty)."""
-    import cv2
-
+    """`quad_overlap` of two quads each clipped to its own box (xyxy)."""
     clipped = [
-        _distinct_vertices(
-            clip_polygon_to_rect(np.asarray(q, np.float64).reshape(4, 2), *map(float, b))
-        )
-        for q, b in ((quad_a, box_a), (quad_b, box_b))
+        clip_polygon_to_rect(np.asarray(q, np.float64).reshape(4, 2), *map(float, box))
+        for q, box in ((quad_a, box_a), (quad_b, box_b))
     ]
-    if any(len(c) < 3 for c in clipped):
-        return 0.0
-    smaller = min(abs(polygon_area(c)) for c in clipped)
-    if smaller <= 0:
-        return 0.0
-    shared, _ = cv2.intersectConvexConvex(clipped[0], clipped[1])
-    return float(shared) / smaller
+    return polygon_overlap(*clipped)
 
 
 def _quad_in_box(quad: np.ndarray, box: np.ndarray) -> float:
@@ -865,19 +845,6 @@ def _quad_in_box(quad: np.ndarray, box: np.ndarray) -> float:
 STRAYED_SHIFT = 1 / 3
 STRAYED_ON_OTHERS = 0.3
 STRAYED_LEAST_AREA = 0.6
-
-
-def _share_on(box: np.ndarray, others: np.ndarray) -> float:
-    """The largest share of `box` (xyxy) that one of the boxes `others` (k, 4) covers."""
-    if len(others) == 0:
-        return 0.0
-    x0 = np.maximum(others[:, 0], box[0])
-    y0 = np.maximum(others[:, 1], box[1])
-    x1 = np.minimum(others[:, 2], box[2])
-    y1 = np.minimum(others[:, 3], box[3])
-    common = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    return float(common.max()) / area
 
 
 def _take_readings(readings: PieceReadings, rows: Sequence[int]) -> PieceReadings:
@@ -1465,7 +1432,7 @@ class Perception:
                 read = (detections.kinds == kind) & (face_odds >= least_odds)
             for row in np.flatnonzero(drop & read):
                 # a box half on a named piece reads that piece's face: only one apart counts
-                if _share_on(detections.boxes_xyxy[row], pieces) < most_covered:
+                if largest_share_covered(detections.boxes_xyxy[row], pieces) < most_covered:
                     drop[row] = False
         unguarded = np.zeros(len(detections), bool)
         for kind, below in self.config.table_like_unguarded_below.items():
@@ -1596,7 +1563,7 @@ class Perception:
             w, h = (box[2:] - box[:2]) * STRAYED_SHIFT
             for dx, dy in ((-w, 0.0), (w, 0.0), (0.0, -h), (0.0, h)):
                 candidate = box + [dx, dy, dx, dy]
-                if _share_on(candidate, others) < STRAYED_ON_OTHERS:
+                if largest_share_covered(candidate, others) < STRAYED_ON_OTHERS:
                     shifts.append((dx, dy))
                     moved_boxes.append(candidate)
                     owners.append(k)
@@ -1776,7 +1743,6 @@ class Perception:
         named_odds = self._odds_of_names(detections, odds)
         seconded = self._seconded(frame, detections, rows, readings, prefix, limit)
         dispute = self.config.face_dispute.get(prefix, np.inf)
-        upheld = self._refereed(frame, detections, rows, readings, named_odds, prefix)
         pair = self.config.face_pair.get(prefix, np.inf)
         fusion = self.config.face_fusion.get(prefix)
         for k, row in enumerate(rows):
@@ -1809,48 +1775,27 @@ class Perception:
                 str(identities[row])
             ):  # the two readers see different cards: neither name is used, unless a third
                 # reader sides with the piece reader
-                if not upheld[k]:
+                box = detections.boxes_xyxy[row]
+                if not self._referee_upholds(frame, box, str(identities[row]), prefix):
                     identities[row], scores[row], matches[int(row)] = None, 0.0, None
                 continue
             identities[row], scores[row] = faces.classes[best][0], float(p[best])
             matches[int(row)] = _reader_match(faces, p)
         return detections.with_fields(identities=identities, identity_scores=scores), matches
 
-    def _refereed(
-        self,
-        frame: np.ndarray,
-        detections: Detections,
-        rows: np.ndarray,
-        readings: PieceReadings,
-        named_odds: np.ndarray,
-        prefix: str,
-    ) -> np.ndarray:
-        """(len(rows),) whether the default piece reader, asked about a piece whose face
-        reader and piece reader see cards of different kinds, gives the piece reader's name
-        at least `face_dispute_referee` (False where no referee is set or asked)."""
-        upheld = np.zeros(len(rows), bool)
+    def _referee_upholds(self, frame: np.ndarray, box: np.ndarray, name: str, prefix: str) -> bool:
+        """Whether the default piece reader (`face_dispute_referee`), asked about a piece its
+        face reader and piece reader see as cards of different kinds, gives the piece
+        reader's `name` at least as asked (False where no referee is set)."""
         least = self.config.face_dispute_referee.get(prefix)
-        dispute = self.config.face_dispute.get(prefix)
-        if least is None or dispute is None or self._own_default_reader:
-            return upheld
-        faces = self.face_reader(prefix)
-        disputed = [
-            k
-            for k, row in enumerate(rows)
-            if str(detections.identities[row]).startswith(prefix)
-            and named_odds[row] >= dispute
-            and (best := int(readings.probabilities[k].argmax())) > 0
-            and card_kind(faces.classes[best][0]) != card_kind(str(detections.identities[row]))
-        ]
-        if not disputed:
-            return upheld
+        if least is None or self._own_default_reader:
+            return False
         referee = self._loaded_reader("referee", DEFAULT_PIECE_MODEL, "referee reader", 1)
-        picked = rows[disputed]
-        odds = referee.read(frame, detections.boxes_xyxy[picked], [prefix.partition("/")[0]])
-        for k, row, p in zip(disputed, picked, odds.probabilities, strict=True):
-            column = referee.class_index.get(str(detections.identities[row]))
-            upheld[k] = column is not None and float(p[column]) >= least
-        return upheld
+        column = referee.class_index.get(name)
+        if column is None:
+            return False
+        odds = referee.read(frame, box[None], [prefix.partition("/")[0]])
+        return float(odds.probabilities[0, column]) >= least
 
     def warp_reader(self, prefix: str) -> PieceReader:
         """The face-warp reader of identity `prefix` (`FACE_WARP_MODELS`), loaded once; it

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detections
-from vision.geometry import boxes_near
+from vision.geometry import boxes_near, largest_share_covered
 
 
 @dataclass(frozen=True)
@@ -84,25 +84,16 @@ def spread_pieces(
     hosts = boxes[is_kind]
     within = np.zeros(len(detections), bool)
     for i in np.flatnonzero(other & ~named):
-        within[i] = _share_inside(boxes[i], hosts) >= inside
+        within[i] = largest_share_covered(boxes[i], hosts) >= inside
     # weak unnamed boxes on part of a piece another box found whole and named (a spread piece
     # is at least half visible, so its own box lies at most about half within a neighbour's)
     parts = is_kind & ~named & (detections.scores < PART_BELOW_SCORE)
     named_hosts = boxes[is_kind & named]
     for i in np.flatnonzero(parts):
-        parts[i] = _share_inside(boxes[i], named_hosts) >= PART_INSIDE
+        parts[i] = largest_share_covered(boxes[i], named_hosts) >= PART_INSIDE
     small = _unnamed_small(detections, kind)
     keep = ~within & ~small & ~parts & (detections.kinds != "die")
     return detections[keep], int((within | small | parts).sum())
-
-
-def _share_inside(box: np.ndarray, hosts: np.ndarray) -> float:
-    """The largest share of `box` (xyxy) that lies inside one of `hosts` (m, 4); 0 with none."""
-    if len(hosts) == 0:
-        return 0.0
-    area = max(float(np.prod(box[2:] - box[:2])), 1e-6)
-    wh = np.minimum(hosts[:, 2:], box[2:]) - np.maximum(hosts[:, :2], box[:2])
-    return float(np.prod(np.maximum(wh, 0.0), axis=1).max()) / area
 
 
 def _size_to_named(pieces: Detections, kind: str, among: int) -> np.ndarray | None:
@@ -145,7 +136,7 @@ def _beside_named_pieces(detections: Detections, kind: str, small: np.ndarray) -
     near = boxes_near(detections.boxes_xyxy, small, np.flatnonzero(named), SPREAD_BESIDE)
     hosts = detections.boxes_xyxy[named].astype(np.float64)
     for i in np.flatnonzero(near):
-        near[i] = _share_inside(detections.boxes_xyxy[i].astype(np.float64), hosts) < PART_INSIDE
+        near[i] = largest_share_covered(detections.boxes_xyxy[i], hosts) < PART_INSIDE
     return near
 
 
@@ -165,8 +156,9 @@ def _parts_of_an_unnamed_piece(detections: Detections, kind: str, small: np.ndar
     if not small.any() or not named.any():
         return parts
     piece_side = float(np.median((boxes[named, 2:] - boxes[named, :2]).max(axis=1)))
+    hosts = boxes[named]
     loose = np.array(
-        [i for i in np.flatnonzero(small) if _share_inside(boxes[i], boxes[named]) < 0.5], int
+        [i for i in np.flatnonzero(small) if largest_share_covered(boxes[i], hosts) < 0.5], int
     )
     if len(loose) < 2:
         return parts
