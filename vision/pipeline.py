@@ -352,6 +352,16 @@ class PerceptionConfig:
             is 0.97 and a box of bare cloth below the spread, 0.99, was kept by them); true
             cards are found far surer than such boxes. Empty (default): the named pieces guard
             every kind.
+        weak_not_pieces: kind -> (found under, least odds, most area, moved odds): an unnamed
+            box of that kind found under the first that the piece reader finds at least the
+            second likely to show no piece, and whose box is at most the third times the median
+            named box's area of its kind (2 named or more), is dropped even beside pieces
+            (`Perception._weak_not_pieces`; `near_not_pieces_from` asks far surer there): on
+            busy cloths the detector boxes the cloth where a spread's next tile would lie. A
+            larger box may be a piece boxed with the cloth around it, which the reader doubts
+            as much, and is kept; so is a box which, moved a third of its size, the reader finds
+            less than the fourth likely to show no piece (it may have strayed off a piece).
+            Empty (default): never.
         oversized: a card or tile whose box is at least this many times the median named
             piece's of its kind in both width and height (with 3 named or more) is no single
             piece: the pieces of one photo are one size. Named, it loses its name (a yellow
@@ -454,6 +464,7 @@ class PerceptionConfig:
     table_like_keep_faces: dict[str, tuple[float, float]] = field(default_factory=dict)
     table_like_unguarded_below: dict[str, float] = field(default_factory=dict)
     table_like_keep_read_alone: dict[str, tuple[float, float]] = field(default_factory=dict)
+    weak_not_pieces: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     oversized: float | None = None
     oversized_quad: dict[str, float] = field(default_factory=dict)
     weak_large: dict[str, tuple[float, float, float]] = field(default_factory=dict)
@@ -1298,6 +1309,12 @@ class Perception:
             doubtful = overlapping_pieces(detections, self.config.doubtful_overlap)
             doubtful |= disputed[keep]
             detections, matches = _unnamed(detections, matches, doubtful)
+        if self.config.weak_not_pieces:
+            weak = self._weak_not_pieces(frame, detections, no_piece)
+            detections = detections[~weak]
+            matches = [m for m, w in zip(matches, weak, strict=True) if not w]
+            no_piece = no_piece[~weak]
+            face_odds = face_odds[~weak]
         if self.config.table_like_share is not None:
             shares = self._table_shares(frame, detections)
             detections, matches = self._table_like(detections, matches, shares, no_piece, face_odds)
@@ -1376,6 +1393,62 @@ class Perception:
         rows = np.flatnonzero(pieces)
         shares[rows] = table_colour_shares(frame, detections.boxes_xyxy, rows)
         return shares
+
+    def _weak_not_pieces(
+        self, frame: np.ndarray, detections: Detections, no_piece: np.ndarray
+    ) -> np.ndarray:
+        """(n,) bool: the unnamed boxes `weak_not_pieces` drops (`no_piece`: the piece
+        reader's odds of no piece per row, NaN where it did not read: kept). A box that, moved
+        a third of its size off the other pieces (`STRAYED_SHIFT`), shows something the reader
+        finds less likely than the setting's fourth value to be no piece is kept: the detector's
+        only box on a piece may have strayed half off it (a USA tile boxed across its lower
+        edge: no piece 0.81 there, 0.002 moved up)."""
+        drop = np.zeros(len(detections), bool)
+        unnamed = np.array([i is None for i in detections.identities], bool)
+        ratios = size_ratios(detections, least=2).prod(axis=1)
+        moved_odds = np.full(len(detections), -np.inf)
+        for kind, (below, least_odds, most_area, moved) in self.config.weak_not_pieces.items():
+            with np.errstate(invalid="ignore"):  # NaN (not read, too few named): kept
+                rows = (
+                    unnamed
+                    & (detections.kinds == kind)
+                    & (detections.scores < below)
+                    & (no_piece >= least_odds)
+                    & (ratios <= most_area)
+                )
+            drop |= rows
+            moved_odds[rows] = moved
+        if drop.any() and self.piece_reader is not None:
+            drop &= ~self._piece_off_box(frame, detections, drop, moved_odds)
+        return drop
+
+    def _piece_off_box(
+        self, frame: np.ndarray, detections: Detections, candidates: np.ndarray, odds: np.ndarray
+    ) -> np.ndarray:
+        """(n,) bool: the `candidates` rows whose box, moved by `STRAYED_SHIFT` of its size
+        each way (each moved box lying less than `STRAYED_ON_OTHERS` on another card's or
+        tile's box), the piece reader finds less than the row's `odds` likely to show no piece
+        in at least once."""
+        assert self.piece_reader is not None
+        found = np.zeros(len(detections), bool)
+        pieces = np.isin(detections.kinds, ("card", "tile"))
+        boxes = detections.boxes_xyxy.astype(np.float64)
+        moved_boxes, owners = [], []
+        for row in np.flatnonzero(candidates):
+            others = boxes[pieces & (np.arange(len(boxes)) != row)]
+            w, h = (boxes[row, 2:] - boxes[row, :2]) * STRAYED_SHIFT
+            for dx, dy in ((-w, 0.0), (w, 0.0), (0.0, -h), (0.0, h)):
+                moved = boxes[row] + [dx, dy, dx, dy]
+                if largest_share_covered(moved, others) < STRAYED_ON_OTHERS:
+                    moved_boxes.append(moved)
+                    owners.append(row)
+        if not moved_boxes:
+            return found
+        games = self._reader_games()
+        readings = self.piece_reader.read(frame, np.asarray(moved_boxes, np.float32), games)
+        for n, row in enumerate(owners):
+            found[row] |= bool(readings.probabilities[n, 0] < odds[row])
+        return found
 
     def _table_like(
         self,

@@ -1317,3 +1317,47 @@ def test_a_box_read_again_does_not_move_onto_a_piece_beside_it(
     assert found() == ["kings-breakfast/ham"]
     monkeypatch.setattr(vision.pipeline, "STRAYED_ON_OTHERS", 1.01)  # without the guard
     assert found() == ["kings-breakfast/ham", "kings-breakfast/ham"]
+
+
+@needs_model
+def test_a_weak_doubted_tile_box_goes_unless_moved_it_shows_a_tile(
+    faces: dict[str, np.ndarray],
+) -> None:
+    """`weak_not_pieces`: beside a Café hand a weak box of bare cloth, which the reader finds
+    no piece in, is dropped (it refused the photo); but a weak box half above a tile, the
+    detector's only box on it, is kept (unnamed: the photo is asked again), since moved a third
+    down it shows the tile. Without that look it was dropped and the hand would have been
+    scored a tile short (CI-22: each tile left in a hand costs 5 points)."""
+    from vision.pipeline import PerceptionConfig
+    from vision.readers.photos import PHOTO_PIECE_MODEL
+
+    panels, boxes = [], []
+    for k, identity in enumerate(["uk/m", "cuba/w", "india/m"]):
+        frame, box = table_with(faces[f"cafe-international/{identity}"], long_side=56)
+        panels.append(frame)
+        boxes.append(np.array(box, np.float32) + [160 * k, 0, 160 * k, 0])
+    panels.append(np.full_like(panels[0], panels[0][0, 0]))  # bare cloth
+    frame = np.concatenate(panels, axis=1)
+    half = (boxes[2][3] - boxes[2][1]) / 2
+    strayed = boxes[2] - [0, half, 0, half]
+    cloth = boxes[0] + [480, 0, 480, 0]
+    detections = make(["tile"] * 4).with_fields(
+        boxes_xyxy=np.stack([boxes[0], boxes[1], strayed, cloth]),
+        scores=np.array([0.9, 0.9, 0.42, 0.42], np.float32),
+    )
+    identifier = Identifier(default_gallery(["cafe-international"]))
+
+    def found(moved: float) -> list[object]:
+        config = PerceptionConfig(weak_not_pieces={"tile": (0.7, 0.3, 1.3, moved)})
+        perception = Perception(
+            config,
+            identifier=identifier,
+            games=["cafe-international"],
+            piece_model=PHOTO_PIECE_MODEL,
+        )
+        out = perception.identify(frame, detections)
+        return [round(float(b[0])) for b in out.boxes_xyxy]
+
+    uk, cuba = round(float(boxes[0][0])), round(float(boxes[1][0]))
+    assert found(0.1) == [uk, cuba, round(float(strayed[0]))]
+    assert found(0.0) == [uk, cuba]  # no moved look can keep it

@@ -350,3 +350,50 @@ def test_a_weak_tile_box_the_reader_names_apart_from_named_tiles_is_not_dropped_
     assert kept({}) == [100]  # the colours decide
     assert kept({"tile": (0.99, 0.3)}) == [100, 300]
     assert kept({"card": (0.99, 0.3)}) == [100]  # another kind's setting
+
+
+def test_a_weak_tile_box_the_reader_doubts_is_dropped_beside_tiles_unless_larger() -> None:
+    """`weak_not_pieces`: on a busy cloth the detector boxed the cloth where a hand's next tile
+    would lie (found at 0.42, no piece 0.71) and the photo was asked again (CI-22 needs every
+    tile of a hand). Such a box goes; so does none of: a box found surer, one the reader finds
+    a tile in, one far larger than the named tiles (a USA tile boxed with a polka dot, no piece
+    0.81), another kind's box, or a named one."""
+
+    detections = make(["tile"] * 7 + ["card"]).with_fields(
+        boxes_xyxy=np.array(
+            [
+                [100, 100, 150, 150],
+                [160, 100, 210, 150],
+                [220, 100, 268, 148],  # cloth at the grid's next place
+                [280, 100, 330, 150],  # found surer
+                [100, 160, 150, 210],  # a tile the reader reads
+                [160, 160, 230, 230],  # a tile boxed with cloth around it: 1.96 x the area
+                [240, 160, 290, 210],  # named
+                [300, 160, 350, 210],  # a card's box
+            ],
+            np.float32,
+        ),
+        scores=np.array([0.9, 0.8, 0.42, 0.75, 0.42, 0.45, 0.4, 0.4], np.float32),
+        identities=np.array(
+            ["cafe-international/cuba/m", "cafe-international/uk/w", None, None, None, None]
+            + ["cafe-international/usa/w", None],
+            object,
+        ),
+    )
+    no_piece = np.array([0.0, 0.0, 0.71, 0.71, 0.01, 0.81, 0.5, 0.9])
+
+    def dropped(settings: dict[str, tuple[float, float, float, float]]) -> list[int]:
+        perception = _colour_only(weak_not_pieces=settings)
+        frame = np.zeros((400, 400, 3), np.uint8)  # unread: no piece reader here
+        return np.flatnonzero(perception._weak_not_pieces(frame, detections, no_piece)).tolist()
+
+    assert dropped({}) == []
+    assert dropped({"tile": (0.7, 0.3, 1.3, 0.1)}) == [2]
+    assert dropped({"tile": (0.7, 0.8, 1.3, 0.1)}) == []  # the reader not that sure
+    assert dropped({"tile": (0.7, 0.3, 2.0, 0.1)}) == [2, 5]
+    # too few named pieces to judge the size: kept
+    lone = detections[[0, 2]]
+    perception = _colour_only(weak_not_pieces={"tile": (0.7, 0.3, 1.3, 0.1)})
+    assert not perception._weak_not_pieces(
+        np.zeros((9, 9, 3), np.uint8), lone, no_piece[[0, 2]]
+    ).any()

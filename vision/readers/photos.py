@@ -376,6 +376,26 @@ PHOTO_TABLE_LIKE_UNGUARDED_BELOW: dict[str, float] = {"card": 0.35}
 # 0.74-0.998 as the tile beside them), hence 0.99 and the named tiles' cover. Every Café photo of
 # validation tables at 800 x 600 unchanged (439 / 7 / 0, 587 / 7 / 0, 290 / 8 / 0).
 PHOTO_TABLE_LIKE_KEEP_READ_ALONE: dict[str, tuple[float, float]] = {"tile": (0.99, 0.3)}
+# An unnamed tile found under 0.7 that the piece reader finds at least 0.3 likely to show no
+# piece is dropped even beside tiles, unless its box is more than 1.3 times the named tiles'
+# median area (`PerceptionConfig.weak_not_pieces`): on busy cloths (splotches, confetti, polka)
+# the detector boxes the cloth where a hand's next tile would lie (found at 0.25-0.66, no piece
+# 0.35-0.84), and such boxes beside the tiles were kept (`PHOTO_NEAR_NOT_PIECES_FROM` asks 0.9
+# there) and refused the photo. Of 1,422 boxes found under 0.7 at that stage on the Café
+# validation tables at 800 x 600 (seeds 8,000,040+ / 200+ / 400+), the one true tile left unnamed
+# with no piece at 0.1 or more was boxed with a polka dot beside it (1.7 x the median, no piece
+# 0.81): hence the size. A box whose only trace of a tile is half off it (a USA tile boxed
+# across its lower edge, 0.62, IoU 0.16, no piece 0.81; validation seed 8,000,396) would have
+# been dropped and the hand scored a tile short: a box the reader, moved a third of its size
+# (off the other tiles), finds less than 0.1 likely to show no piece is kept (that one: 0.002
+# moved up; cloth beside a hand moved so: 0.16-0.17). Every Café photo of validation tables,
+# right / refused / wrong, without -> with: 800 x 600 439 / 7 / 0 -> 445 / 1 / 0, 587 / 7 / 0 ->
+# 588 / 6 / 0, 290 / 8 / 0 -> 293 / 5 / 0; 1280 x 720 440 / 6 / 0 -> 441 / 5 / 0, 571 / 23 / 0 ->
+# 576 / 18 / 0, 287 / 11 / 0 -> 291 / 7 / 0; taken again once (1280 x 720) 434 / 12 / 0 -> 435
+# / 11 / 0, 574 / 19 / 1 -> 576 / 17 / 1, twice 578 / 15 / 1 -> 581 / 12 / 1 (the wrong photos
+# are wrong either way: a tile never boxed). Not cards (their weak boxes are `PHOTO_CARD_DETECTION_SCORE`'s and
+# `PHOTO_TABLE_LIKE_UNGUARDED_BELOW`'s).
+PHOTO_WEAK_NOT_PIECES: dict[str, tuple[float, float, float, float]] = {"tile": (0.7, 0.3, 1.3, 0.1)}
 # A box this many times the photo's median named piece, in width and in height, is no single
 # piece (`PerceptionConfig.oversized`): named, it loses its name (a validation king photo, seed
 # 8,000,130, counted a cheese card too many: a box on the yellow polka cloth below the spread
@@ -630,6 +650,7 @@ def perception_for(game: str | None) -> Any:
         table_like_keep_faces=PHOTO_TABLE_LIKE_KEEP_FACES,
         table_like_unguarded_below=PHOTO_TABLE_LIKE_UNGUARDED_BELOW,
         table_like_keep_read_alone=PHOTO_TABLE_LIKE_KEEP_READ_ALONE,
+        weak_not_pieces=PHOTO_WEAK_NOT_PIECES,
         oversized=PHOTO_OVERSIZED,
         oversized_quad=PHOTO_OVERSIZED_QUAD,
         weak_large=PHOTO_WEAK_LARGE,
@@ -784,6 +805,7 @@ __all__ = [
     "PHOTO_FACE_AGREEMENT",
     "PHOTO_KEEP_SURE_PIECES",
     "PHOTO_NEAR_SURE_PIECES",
+    "PHOTO_WEAK_NOT_PIECES",
     "PHOTO_PENALTY_SEALS",
     "PHOTO_SHORT_SIDE",
     "PHOTO_STRAYED_LOOK",
