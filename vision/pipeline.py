@@ -243,6 +243,11 @@ class PerceptionConfig:
             table the piece reader took white-dotted squares for cheese cards. A number, or
             one per kind (``{"card": 0.4, "tile": 0.3}``; a kind left out: any score). None
             (default): every detection may be named.
+        weak_names_alone: kind -> (least score, least odds, size, most covered): a piece of
+            that kind found under `name_min_score` but at least the first keeps its name when
+            it was named at least the second surely, its box is within the third times the
+            median named box of its kind each way (2 named or more), and it lies less than the
+            fourth share on any other card's or tile's box. Empty (default): never.
         foreign_faces_from: a card or tile the piece reader, over every game's faces, finds
             at least this likely to show a face of a game not asked about (`games`) keeps no
             name (`first` mode): restricted to the games asked about, the reader's odds of
@@ -444,6 +449,7 @@ class PerceptionConfig:
     near_sure_pieces: float | None = None
     strayed_look: float | None = None
     name_min_score: float | dict[str, float] | None = None
+    weak_names_alone: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     foreign_faces_from: float | None = None
     face_readers: dict[str, float] = field(default_factory=dict)
     face_agreement: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -1283,6 +1289,7 @@ class Perception:
                             matches[int(row)] = m
         if self.config.name_min_score is not None:
             unsure = pieces & (detections.scores < self._name_min_scores(detections.kinds))
+            unsure &= ~self._weak_names_alone(detections)
             detections, matches = _unnamed(detections, matches, unsure)
         if self.config.duplicate_overlap is not None:
             absorbed: dict[int, list[int]] = {}
@@ -1326,6 +1333,30 @@ class Perception:
                 weak |= weak_large_boxes(detections, *limits) & (detections.kinds == kind)
             detections, matches = _unnamed(detections, matches, weak)
         return detections, matches
+
+    def _weak_names_alone(self, detections: Detections) -> np.ndarray:
+        """(n,) bool: the named rows `weak_names_alone` lets keep their names."""
+        keep = np.zeros(len(detections), bool)
+        if not self.config.weak_names_alone:
+            return keep
+        named = np.array([i is not None for i in detections.identities], bool)
+        ratios = size_ratios(detections, least=2)
+        boxes = detections.boxes_xyxy.astype(np.float64)
+        pieces = np.isin(detections.kinds, ("card", "tile"))
+        for kind, (least, odds, size, covered) in self.config.weak_names_alone.items():
+            with np.errstate(invalid="ignore"):  # NaN (too few named): not kept
+                rows = (
+                    named
+                    & (detections.kinds == kind)
+                    & (detections.scores >= least)
+                    & (detections.identity_scores >= odds)
+                    & (ratios <= size).all(axis=1)
+                    & (ratios >= 1.0 / size).all(axis=1)
+                )
+            for row in np.flatnonzero(rows):
+                others = boxes[pieces & (np.arange(len(boxes)) != row)]
+                keep[row] = largest_share_covered(boxes[row], others) < covered
+        return keep
 
     def _name_min_scores(self, kinds: np.ndarray) -> np.ndarray:
         """(n,) `name_min_score` for each detection's kind (0 where none applies)."""

@@ -397,3 +397,46 @@ def test_a_weak_tile_box_the_reader_doubts_is_dropped_beside_tiles_unless_larger
     assert not perception._weak_not_pieces(
         np.zeros((9, 9, 3), np.uint8), lone, no_piece[[0, 2]]
     ).any()
+
+
+def test_a_weak_tile_named_surely_apart_from_other_boxes_keeps_its_name() -> None:
+    """`weak_names_alone`: at 1280 x 720 the detector finds whole Café tiles at only 0.22-0.29,
+    under the tiles' naming floor, and the photo was asked again though the reader named them
+    at 0.999 or more (CI-22 needs every tile of a hand). Such a tile keeps its name; one named
+    less surely, one of another size than its fellows (a bit of cloth), one lying on another
+    box, one found weaker still, and another kind's piece do not."""
+
+    detections = make(["tile"] * 8 + ["card"]).with_fields(
+        boxes_xyxy=np.array(
+            [
+                [100, 100, 150, 150],
+                [160, 100, 210, 150],
+                [220, 100, 270, 150],  # weak, sure, apart: keeps its name
+                [280, 100, 330, 150],  # named less surely
+                [340, 100, 355, 115],  # a tenth of a tile's area
+                [190, 160, 240, 210],  # a third under the next box
+                [220, 170, 270, 220],  # ... and that box
+                [400, 100, 450, 150],  # found at 0.1
+                [460, 100, 510, 150],  # a card's box
+            ],
+            np.float32,
+        ),
+        scores=np.array([0.9, 0.8, 0.25, 0.25, 0.25, 0.25, 0.25, 0.1, 0.25], np.float32),
+        identities=np.array(
+            ["cafe-international/cuba/m", "cafe-international/uk/w"]
+            + ["cafe-international/usa/w"] * 7,
+            object,
+        ),
+        identity_scores=np.array(
+            [0.99, 0.99, 0.9995, 0.99, 0.9995, 0.9995, 0.9995, 0.9995, 0.9995], np.float32
+        ),
+    )
+
+    def kept(settings: dict[str, tuple[float, float, float, float]]) -> list[int]:
+        perception = _colour_only(weak_names_alone=settings)
+        return np.flatnonzero(perception._weak_names_alone(detections)).tolist()
+
+    assert kept({}) == []
+    assert kept({"tile": (0.2, 0.999, 1.3, 0.15)}) == [2]
+    assert kept({"tile": (0.2, 0.999, 1.3, 0.5)}) == [2, 5, 6]
+    assert kept({"tile": (0.05, 0.999, 1.3, 0.15)}) == [2, 7]
