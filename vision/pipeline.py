@@ -864,6 +864,21 @@ STRAYED_ON_OTHERS = 0.3
 STRAYED_LEAST_AREA = 0.6
 
 
+def _moved_off_others(
+    box: np.ndarray, others: np.ndarray
+) -> list[tuple[tuple[float, float], np.ndarray]]:
+    """`box` (xyxy) moved `STRAYED_SHIFT` of its size left, right, up and down: each (dx, dy)
+    and moved box that lies less than `STRAYED_ON_OTHERS` on any of the `others` boxes (else it
+    reads the piece beside it)."""
+    w, h = (box[2:] - box[:2]) * STRAYED_SHIFT
+    moves = []
+    for dx, dy in ((-w, 0.0), (w, 0.0), (0.0, -h), (0.0, h)):
+        moved = box + [dx, dy, dx, dy]
+        if largest_share_covered(moved, others) < STRAYED_ON_OTHERS:
+            moves.append(((float(dx), float(dy)), moved))
+    return moves
+
+
 def _take_readings(readings: PieceReadings, rows: Sequence[int]) -> PieceReadings:
     """The `rows` of `readings`, in that order."""
     index = np.asarray(rows, np.intp)
@@ -1456,10 +1471,9 @@ class Perception:
     def _piece_off_box(
         self, frame: np.ndarray, detections: Detections, candidates: np.ndarray, odds: np.ndarray
     ) -> np.ndarray:
-        """(n,) bool: the `candidates` rows whose box, moved by `STRAYED_SHIFT` of its size
-        each way (each moved box lying less than `STRAYED_ON_OTHERS` on another card's or
-        tile's box), the piece reader finds less than the row's `odds` likely to show no piece
-        in at least once."""
+        """(n,) bool: the `candidates` rows whose box, moved off the other cards and tiles
+        (`_moved_off_others`), the piece reader finds less than the row's `odds` likely to show
+        no piece in at least once."""
         assert self.piece_reader is not None
         found = np.zeros(len(detections), bool)
         pieces = np.isin(detections.kinds, ("card", "tile"))
@@ -1467,12 +1481,9 @@ class Perception:
         moved_boxes, owners = [], []
         for row in np.flatnonzero(candidates):
             others = boxes[pieces & (np.arange(len(boxes)) != row)]
-            w, h = (boxes[row, 2:] - boxes[row, :2]) * STRAYED_SHIFT
-            for dx, dy in ((-w, 0.0), (w, 0.0), (0.0, -h), (0.0, h)):
-                moved = boxes[row] + [dx, dy, dx, dy]
-                if largest_share_covered(moved, others) < STRAYED_ON_OTHERS:
-                    moved_boxes.append(moved)
-                    owners.append(row)
+            for _, moved in _moved_off_others(boxes[row], others):
+                moved_boxes.append(moved)
+                owners.append(row)
         if not moved_boxes:
             return found
         games = self._reader_games()
@@ -1664,13 +1675,10 @@ class Perception:
             box = boxes[rows[k]]
             if np.prod(box[2:] - box[:2]) < least:
                 continue
-            w, h = (box[2:] - box[:2]) * STRAYED_SHIFT
-            for dx, dy in ((-w, 0.0), (w, 0.0), (0.0, -h), (0.0, h)):
-                candidate = box + [dx, dy, dx, dy]
-                if largest_share_covered(candidate, others) < STRAYED_ON_OTHERS:
-                    shifts.append((dx, dy))
-                    moved_boxes.append(candidate)
-                    owners.append(k)
+            for shift, shifted in _moved_off_others(box, others):
+                shifts.append(shift)
+                moved_boxes.append(shifted)
+                owners.append(k)
         if not moved_boxes:
             return detections, moved, None
         readings = self.piece_reader.read(frame, np.asarray(moved_boxes, np.float32), games)
